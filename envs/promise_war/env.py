@@ -1,0 +1,206 @@
+"""
+# War! for Promise TCG decks
+
+| Import             | `from cardarena.envs import promise_war_v0`               |
+|--------------------|-----------------------------------------------------------|
+| Actions            | Discrete                                                  |
+| Parallel API       | No                                                        |
+| Manual Control     | No                                                        |
+| Agents             | `agents= ['player_0', 'player_1']` (2 to 6 players)       |
+| Agents             | 2                                                         |
+| Action Shape       | Discrete(11)                                              |
+| Action Values      | 0 to 10 (the power of the card to play)                   |
+| Observation Shape  | (84,)                                                     |
+| Observation Values | [0, high] per piece, float32                              |
+
+Each player brings their own deck of cards with a power level. Every player who can play
+picks a card face down; all reveal together and the sole highest power takes every revealed
+card into its victory pile. Tied players break the tie by playing one card face up and the
+rest of their hand face down; the winner of the tiebreak takes the whole pot. The choice that
+matters is which card to spend: bluff low and keep strength for tiebreaks, or press. Most
+cards won wins. Rules: RULES.md section 2 (PW-1..PW-7). Shape values are for the default
+config (2 players, `max_power=10`); see below for the general formula.
+
+## Arguments
+
+`promise_war_v0.env(num_players=2, decks=None, max_power=10, max_tricks=500, render_mode=None)`
+
+- `num_players`: 2 to 6.
+- `decks`: one list of powers for every player, or one list per player (each player brings
+  their own deck). Powers are integers `0..max_power`; a deck must not be empty.
+  Default: 4 copies of each power `1..max_power` (40 cards at `max_power=10`).
+- `max_power`: highest power a card may have; the action space is `Discrete(max_power + 1)`.
+- `max_tricks`: cap; after that many tricks (a trick includes its tiebreakers) the game is
+  truncated (C-5) unless a rule ended it on the same step.
+- `render_mode`: `None`, `"ansi"` (render returns the text) or `"human"` (prints it).
+
+`reset(seed=None, options=None)`: `options={"decks": [[powers, top first], ...]}` fixes every
+player's draw pile in that order (one list per player, at least one card each).
+
+## Observation Space
+
+A dict `{"observation": float32 vector, "action_mask": int8 vector}`. The observation holds
+only what that player could see at the table. Per-seat pieces are ordered from the observing
+player: you first, then the following seats in seat order. With `n` players and
+`P = max_power + 1` powers the vector has `P*(n + 4) + 7n + 4` entries, laid out as below
+(index ranges for the default 2 players, `P = 11`: 84 entries):
+
+| Index | Piece | Meaning |
+|-------|-------|---------|
+| 0-10 | hand | your hand: count of cards of each power 0..max_power |
+| 11-21 | own_pick | your face-down pick waiting for the reveal (one-hot power) |
+| 22-32 | own_deck | your draw pile: count of each power (order unknown) |
+| 33-34 | hand_sizes | cards in hand, per seat (you first, then the next seats) |
+| 35-36 | deck_sizes | cards in draw pile, per seat |
+| 37-38 | victory_sizes | cards in victory pile (the score), per seat |
+| 39-40 | sitting_out | 1 if that seat sits out for good (PW-6) |
+| 41-42 | in_contest | 1 if that seat plays in the current trick or tiebreak |
+| 43-44 | has_picked | 1 if that seat has already picked, face down |
+| 45-66 | last_revealed | per seat, one-hot power of the card it revealed last |
+| 67-77 | pot_face_up | revealed cards in the pot: count of each power |
+| 78-79 | pot_face_down | face-down tiebreak cards in the pot, per seat |
+| 80-81 | phase | one-hot: trick, tiebreak |
+| 82 | you_in_tiebreak | 1 if you are one of the tied players |
+| 83 | tricks_played | tricks completed so far (PW-7 cap) |
+
+Never observed: other players' hands, their picks before the reveal, any draw pile's order,
+other players' deck compositions, the powers of face-down pot cards.
+
+### Legal Actions Mask
+
+`action_mask[a] == 1` iff the agent is to act and holds a card of power `a`. All zeros for an
+agent who is not to act (C-1).
+
+## Action Space
+
+`Discrete(max_power + 1)`: action `a` plays a card of power `a` from hand: face down in a
+trick, face up in a tiebreak (the rest of the hand then goes face down into the pot).
+
+## Rewards
+
+0 until the game ends. Then the sole top scorer (most cards in victory pile) gets +1, players
+tied for the top score get 0, everyone else -1. At the cap (truncation) everyone gets 0.
+With `env()` an illegal action ends the game with -1 for the offender (others 0); `raw_env`
+raises `IllegalActionError`.
+
+## Decided rules (RULES.md [decided] and gaps)
+
+- PW-1: default deck 40 cards, powers 1..10, 4 copies each (generally 4 x `1..max_power`).
+- PW-3 / C-3: picks are asked one player after another from player_0; a player who has picked
+  is shown only as "has picked" until all reveal together. Who is asked: every player in the
+  trick, even with a single card in hand (C-2).
+- PW-4: tied players each first draw back up to 3 (in seat order), then those with cards pick
+  one card face up (hidden until all tied players picked) and the rest of their hand goes face
+  down into the pot at the reveal (2 cards in hand: 1 down, 1 up; 1 card: 0 down). A tied
+  player with no card after drawing drops out; one left takes the pot without playing; none
+  left: the pot is discarded. A new tie repeats this among the newly tied players only.
+- PW-6: a player who starts a trick with an empty hand (and so an empty draw pile) sits out for
+  good; the game ends when fewer than two players can play. Cards still in the last player's
+  hand or pile do not score.
+- PW-7: the cap counts completed tricks; the end rule is checked first, so a game that ends by
+  PW-6 on the cap's step terminates rather than truncates.
+- Rendering shows the public table plus the hand of the player to act (the seat a human at the
+  terminal occupies).
+
+## Version History
+
+- v0: initial release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core import GameAECEnv, ObservationLayout, Piece, wrap
+from .render import render_table
+from .rules import HAND_SIZE, TIEBREAK, PromiseWarGame, PromiseWarState, make_game
+
+
+def observation_layout(game: PromiseWarGame) -> ObservationLayout:
+    """The observation pieces of ``game``; the docstring table above is generated from this."""
+    n, powers = game.num_players, game.max_power + 1
+    total, deck = game.total_cards, max(len(d) for d in game.decks)
+    pieces = [
+        ("hand", powers, HAND_SIZE, "your hand: count of cards of each power 0..max_power"),
+        ("own_pick", powers, 1, "your face-down pick waiting for the reveal (one-hot power)"),
+        ("own_deck", powers, deck, "your draw pile: count of each power (order unknown)"),
+        ("hand_sizes", n, HAND_SIZE, "cards in hand, per seat (you first, then the next seats)"),
+        ("deck_sizes", n, deck, "cards in draw pile, per seat"),
+        ("victory_sizes", n, total, "cards in victory pile (the score), per seat"),
+        ("sitting_out", n, 1, "1 if that seat sits out for good (PW-6)"),
+        ("in_contest", n, 1, "1 if that seat plays in the current trick or tiebreak"),
+        ("has_picked", n, 1, "1 if that seat has already picked, face down"),
+        ("last_revealed", n * powers, 1, "per seat, one-hot power of the card it revealed last"),
+        ("pot_face_up", powers, total, "revealed cards in the pot: count of each power"),
+        ("pot_face_down", n, total, "face-down tiebreak cards in the pot, per seat"),
+        ("phase", 2, 1, "one-hot: trick, tiebreak"),
+        ("you_in_tiebreak", 1, 1, "1 if you are one of the tied players"),
+        ("tricks_played", 1, game.max_tricks, "tricks completed so far (PW-7 cap)"),
+    ]
+    return ObservationLayout([Piece(*piece) for piece in pieces])
+
+
+class raw_env(GameAECEnv):
+    """War! for Promise TCG decks; raises ``IllegalActionError`` on an illegal action."""
+
+    metadata = {
+        "name": "promise_war_v0",
+        "render_modes": ["human", "ansi"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(self, render_mode: str | None = None, **config: Any) -> None:
+        game = make_game(**config)
+        layout = observation_layout(game)
+        super().__init__(game, layout, render_mode)
+        n = game.num_players
+        self._seat_orders = [np.array([(seat + k) % n for k in range(n)]) for seat in range(n)]
+        self._powers = game.max_power + 1
+        s = layout
+        self._slices = (
+            s["hand"], s["own_pick"], s["own_deck"], s["hand_sizes"], s["deck_sizes"],
+            s["victory_sizes"], s["sitting_out"], s["in_contest"], s["has_picked"],
+            s["last_revealed"], s["pot_face_up"], s["pot_face_down"], s["phase"],
+            s["you_in_tiebreak"], s["tricks_played"],
+        )  # fmt: skip
+
+    def encode(self, state: PromiseWarState, seat: int) -> np.ndarray:  # type: ignore[override]
+        (hand, own_pick, own_deck, hand_sizes, deck_sizes, victory_sizes, sitting_out,
+         in_contest, has_picked, last_revealed, pot_up, pot_down, phase, you_tied,
+         tricks) = self._slices  # fmt: skip
+        order = self._seat_orders[seat]
+        obs = self.layout.zeros()
+        obs[hand] = state.hands[seat]
+        if state.picks[seat] >= 0:
+            obs[own_pick.start + state.picks[seat]] = 1.0
+        obs[own_deck] = state.deck_counts[seat]
+        obs[hand_sizes] = np.take(state.hand_sizes, order)
+        obs[deck_sizes] = np.take(state.deck_sizes, order)
+        obs[victory_sizes] = np.take(state.victory_sizes, order)
+        obs[sitting_out] = np.take(state.sitting_out, order)
+        obs[has_picked] = np.take(state.has_picked, order)
+        live = not (state.terminal or state.truncated)
+        for rel, other in enumerate(order.tolist()):
+            if live and other in state.contenders:
+                obs[in_contest.start + rel] = 1.0
+            card = state.last_revealed[other]
+            if card >= 0:
+                obs[last_revealed.start + rel * self._powers + card] = 1.0
+        obs[pot_up] = state.pot_face_up
+        obs[pot_down] = np.take(state.pot_face_down_by_player, order)
+        obs[phase.start + state.phase] = 1.0
+        if live and state.phase == TIEBREAK and seat in state.contenders:
+            obs[you_tied] = 1.0
+        obs[tricks] = state.tricks_played
+        return obs
+
+    def render_text(self, state: PromiseWarState) -> str:  # type: ignore[override]
+        return render_table(state)
+
+
+def env(**kwargs: Any):
+    """``raw_env`` with PettingZoo's standard wrappers (illegal action: -1 and game over)."""
+    return wrap(raw_env(**kwargs))

@@ -1,0 +1,333 @@
+"""Pure rules of War! played with Promise TCG decks (RULES.md section 2, PW-1..PW-7).
+
+numpy and the standard library only. ``PromiseWarGame`` is the validated configuration;
+``PromiseWarState`` is one game, advanced in place by ``apply_action`` (the power of the card
+to play). Draw piles are Python lists with the top card at the *end* so drawing is ``pop()``.
+
+Decisions where the rulebook is silent are marked [decided] in RULES.md and repeated in the
+env docstring (``envs/promise_war/env.py``).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import IllegalActionError, InvalidConfigError
+from ..core.game import NO_PLAYER
+from ..core.validation import check_int, check_known_keys, check_sequence
+
+HAND_SIZE = 3
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+DEFAULT_MAX_POWER = 10
+DEFAULT_COPIES = 4
+
+#: Phases: every player who can play picks face down / only the tied players play again.
+TRICK, TIEBREAK = 0, 1
+PHASE_NAMES = ("trick", "tiebreak")
+
+CONFIG_KEYS = ("num_players", "decks", "max_power", "max_tricks")
+RESET_OPTION_KEYS = ("decks",)
+
+
+def agent_names(num_players: int) -> tuple[str, ...]:
+    return tuple(f"player_{seat}" for seat in range(num_players))
+
+
+def default_deck(max_power: int = DEFAULT_MAX_POWER) -> tuple[int, ...]:
+    """PW-1 [decided]: four copies of every power 1..max_power (40 cards at max_power 10)."""
+    return tuple(power for power in range(1, max_power + 1) for _ in range(DEFAULT_COPIES))
+
+
+def _check_deck(cards: Any, key: str, max_power: int) -> tuple[int, ...]:
+    cards = check_sequence(cards, key)
+    if not cards:
+        raise InvalidConfigError(f"{key} is empty; every deck needs at least one card (PW-1)")
+    return tuple(check_int(card, f"{key}[{i}]", 0, max_power) for i, card in enumerate(cards))
+
+
+def _check_per_player_decks(decks: Any, key: str, num_players: int, max_power: int):
+    decks = check_sequence(decks, key)
+    if len(decks) != num_players:
+        raise InvalidConfigError(
+            f"{key} must hold one deck per player ({num_players}), got {len(decks)}"
+        )
+    return tuple(_check_deck(deck, f"{key}[{seat}]", max_power) for seat, deck in enumerate(decks))
+
+
+@dataclass(frozen=True)
+class PromiseWarGame:
+    """Validated configuration; creates games. Build it with ``make_game``."""
+
+    num_players: int
+    decks: tuple[tuple[int, ...], ...]
+    max_power: int
+    max_tricks: int
+
+    @property
+    def agent_names(self) -> tuple[str, ...]:
+        return agent_names(self.num_players)
+
+    @property
+    def num_actions(self) -> int:
+        return self.max_power + 1
+
+    @property
+    def total_cards(self) -> int:
+        """Upper bound of every card count, used for observation bounds."""
+        return sum(len(deck) for deck in self.decks)
+
+    def new_initial_state(
+        self, rng: np.random.Generator, options: dict[str, Any] | None = None
+    ) -> PromiseWarState:
+        """PW-2: shuffle each deck (unless fixed by ``options["decks"]``) and deal 3 each."""
+        fixed = None
+        if options:
+            if not isinstance(options, dict):
+                raise InvalidConfigError(f"reset options must be a dict, got {options!r}")
+            check_known_keys(options, RESET_OPTION_KEYS, "reset option")
+            if "decks" in options:
+                fixed = _check_per_player_decks(
+                    options["decks"], "options['decks']", self.num_players, self.max_power
+                )
+        if fixed is None:
+            piles = []
+            for deck in self.decks:
+                order = rng.permutation(len(deck))
+                piles.append([deck[i] for i in order])
+        else:
+            piles = [list(deck) for deck in fixed]
+        return PromiseWarState(self, rng, piles)
+
+
+def make_game(
+    num_players: int = 2,
+    decks: Sequence[int] | Sequence[Sequence[int]] | None = None,
+    max_power: int = DEFAULT_MAX_POWER,
+    max_tricks: int = 500,
+) -> PromiseWarGame:
+    """Validate the config; ``decks`` is one list of powers for all or one list per player."""
+    num_players = check_int(num_players, "num_players", MIN_PLAYERS, MAX_PLAYERS)
+    max_power = check_int(max_power, "max_power", 1)
+    max_tricks = check_int(max_tricks, "max_tricks", 1)
+    if decks is None:
+        per_player = (default_deck(max_power),) * num_players
+    else:
+        listed = check_sequence(decks, "decks")
+        if listed and all(isinstance(d, (list, tuple)) for d in listed):
+            per_player = _check_per_player_decks(listed, "decks", num_players, max_power)
+        else:
+            per_player = (_check_deck(listed, "decks", max_power),) * num_players
+    return PromiseWarGame(num_players, per_player, max_power, max_tricks)
+
+
+class PromiseWarState:
+    """One game in progress. Attributes are public for encoders and tests; treat as read-only.
+
+    Public table information: ``hand_sizes``, ``deck_sizes``, ``victory_sizes``, ``sitting_out``,
+    ``has_picked``, ``last_revealed``, ``pot_face_up``, ``pot_face_down_by_player``, ``phase``,
+    ``contenders``, ``tricks_played``. Private to a seat: ``hands[seat]``, ``deck_counts[seat]``,
+    ``picks[seat]``. Hidden from everyone: ``draw_piles`` order and ``pot_face_down`` powers.
+    """
+
+    def __init__(
+        self, game: PromiseWarGame, rng: np.random.Generator, piles_top_first: list[list[int]]
+    ) -> None:
+        n, powers = game.num_players, game.max_power + 1
+        self.game = game
+        self.rng = rng
+        self.num_players = n
+        self.draw_piles = [pile[::-1] for pile in piles_top_first]
+        self.deck_counts = np.zeros((n, powers), dtype=np.int64)
+        for seat, pile in enumerate(self.draw_piles):
+            self.deck_counts[seat] = np.bincount(pile, minlength=powers)
+        self.deck_sizes = [len(pile) for pile in self.draw_piles]
+        self.hands = np.zeros((n, powers), dtype=np.int64)
+        self.hand_sizes = [0] * n
+        self.victory = np.zeros((n, powers), dtype=np.int64)
+        self.victory_sizes = [0] * n
+        self.discarded = np.zeros(powers, dtype=np.int64)
+        self.pot_face_up = np.zeros(powers, dtype=np.int64)
+        self.pot_face_down: list[int] = []
+        self.pot_face_down_by_player = [0] * n
+        self.picks = [-1] * n
+        self.has_picked = [False] * n
+        self.last_revealed = [-1] * n
+        self.sitting_out = [False] * n
+        self.contenders: list[int] = []
+        self.pick_index = 0
+        self.phase = TRICK
+        self.tricks_played = 0
+        self.terminal = False
+        self.truncated = False
+        self._returns = (0.0,) * n
+        for seat in range(n):
+            self._draw_up(seat)
+        self._start_trick()
+
+    # --- GameState protocol ----------------------------------------------------------------
+    def current_player(self) -> int:
+        if self.terminal or self.truncated:
+            return NO_PLAYER
+        return self.contenders[self.pick_index]
+
+    def legal_action_mask(self) -> np.ndarray:
+        seat = self.current_player()
+        if seat == NO_PLAYER:
+            return np.zeros(self.game.num_actions, dtype=bool)
+        return self.hands[seat] > 0
+
+    def legal_actions(self) -> list[int]:
+        return np.flatnonzero(self.legal_action_mask()).tolist()
+
+    def apply_action(self, action: int) -> None:
+        """Play the card of power ``action`` (face down in a trick, face up in a tiebreak)."""
+        seat = self.current_player()
+        if seat == NO_PLAYER:
+            raise IllegalActionError(f"the game is over; no action is legal (got {action})")
+        if not (0 <= action < self.game.num_actions and self.hands[seat, action] > 0):
+            raise IllegalActionError(
+                f"action {action} ({self.action_to_string(action)}) is illegal for "
+                f"player_{seat}: legal actions are {self.legal_actions()} (powers in hand)"
+            )
+        self.hands[seat, action] -= 1
+        self.hand_sizes[seat] -= 1
+        self.picks[seat] = action
+        self.has_picked[seat] = True
+        self.pick_index += 1
+        if self.pick_index == len(self.contenders):
+            self._reveal()
+
+    def is_terminal(self) -> bool:
+        return self.terminal
+
+    def is_truncated(self) -> bool:
+        return self.truncated
+
+    def returns(self) -> tuple[float, ...]:
+        return self._returns
+
+    def action_to_string(self, action: int) -> str:
+        return f"play power {action}"
+
+    def clone(self) -> PromiseWarState:
+        return copy.deepcopy(self)
+
+    # --- derived views ---------------------------------------------------------------------
+    def scores(self) -> list[int]:
+        """PW-6: score = cards in the victory pile."""
+        return list(self.victory_sizes)
+
+    def card_counts(self) -> np.ndarray:
+        """Every card in the game by power, wherever it is (for conservation checks)."""
+        total = self.hands.sum(0) + self.deck_counts.sum(0) + self.victory.sum(0)
+        total = total + self.discarded + self.pot_face_up
+        total = total + np.bincount(self.pot_face_down, minlength=self.game.max_power + 1)
+        pending = [p for p in self.picks if p >= 0]
+        return total + np.bincount(pending, minlength=self.game.max_power + 1)
+
+    # --- transitions -----------------------------------------------------------------------
+    def _draw_up(self, seat: int) -> None:
+        pile = self.draw_piles[seat]
+        while self.hand_sizes[seat] < HAND_SIZE and pile:
+            card = pile.pop()
+            self.hands[seat, card] += 1
+            self.deck_counts[seat, card] -= 1
+            self.hand_sizes[seat] += 1
+        self.deck_sizes[seat] = len(pile)
+
+    def _start_trick(self) -> None:
+        """PW-3/PW-6/PW-7: seat players with cards; end the game, or stop at the cap."""
+        for seat in range(self.num_players):
+            if self.hand_sizes[seat] == 0:
+                self.sitting_out[seat] = True
+        able = [seat for seat in range(self.num_players) if not self.sitting_out[seat]]
+        if len(able) < 2:
+            self._finish()
+            return
+        if self.tricks_played >= self.game.max_tricks:
+            self.truncated = True
+            return
+        self.phase = TRICK
+        self.contenders = able
+        self.pick_index = 0
+
+    def _reveal(self) -> None:
+        """All contenders have picked: reveal together, then award or break the tie (PW-3/4)."""
+        contenders = self.contenders
+        for seat in range(self.num_players):
+            self.last_revealed[seat] = -1
+        for seat in contenders:
+            card = self.picks[seat]
+            self.pot_face_up[card] += 1
+            self.last_revealed[seat] = card
+            self.picks[seat] = -1
+            self.has_picked[seat] = False
+            if self.phase == TIEBREAK:
+                self._hand_to_pot_face_down(seat)
+        best = max(self.last_revealed[seat] for seat in contenders)
+        tied = [seat for seat in contenders if self.last_revealed[seat] == best]
+        if len(tied) == 1:
+            self._award(tied[0])
+        else:
+            self._start_tiebreak(tied)
+
+    def _hand_to_pot_face_down(self, seat: int) -> None:
+        for power in np.flatnonzero(self.hands[seat]).tolist():
+            count = int(self.hands[seat, power])
+            self.pot_face_down.extend([power] * count)
+        self.pot_face_down_by_player[seat] += self.hand_sizes[seat]
+        self.hands[seat] = 0
+        self.hand_sizes[seat] = 0
+
+    def _start_tiebreak(self, tied: list[int]) -> None:
+        """PW-4: the tied players draw up to 3; those left with cards play again."""
+        for seat in tied:
+            self._draw_up(seat)
+        still_in = [seat for seat in tied if self.hand_sizes[seat] > 0]
+        if len(still_in) == 1:
+            self._award(still_in[0])
+        elif not still_in:
+            self._discard_pot()
+        else:
+            self.phase = TIEBREAK
+            self.contenders = still_in
+            self.pick_index = 0
+
+    def _award(self, winner: int) -> None:
+        won = self.pot_face_up + np.bincount(
+            self.pot_face_down, minlength=self.game.max_power + 1
+        )
+        self.victory[winner] += won
+        self.victory_sizes[winner] += int(won.sum())
+        self._end_trick()
+
+    def _discard_pot(self) -> None:
+        self.discarded += self.pot_face_up + np.bincount(
+            self.pot_face_down, minlength=self.game.max_power + 1
+        )
+        self._end_trick()
+
+    def _end_trick(self) -> None:
+        """PW-5: clear the pot, everyone draws back up to 3, then the next trick starts."""
+        self.pot_face_up[:] = 0
+        self.pot_face_down = []
+        self.pot_face_down_by_player = [0] * self.num_players
+        self.tricks_played += 1
+        for seat in range(self.num_players):
+            self._draw_up(seat)
+        self._start_trick()
+
+    def _finish(self) -> None:
+        """PW-6: sole top scorer +1, players tied for top 0, everyone else -1."""
+        self.terminal = True
+        self.contenders = []
+        scores = self.victory_sizes
+        top = max(scores)
+        winners = [seat for seat, score in enumerate(scores) if score == top]
+        top_reward = 1.0 if len(winners) == 1 else 0.0
+        self._returns = tuple(top_reward if score == top else -1.0 for score in scores)

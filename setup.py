@@ -1,0 +1,24 @@
+"""Map the repo's top-level folders onto the ``cardarena`` import name.
+
+``envs/``, ``agents/`` and ``training/`` live at the repo root; installed they are
+``cardarena.envs``, ``cardarena.agents`` and ``cardarena.training``. Every subpackage is
+computed here rather than listed by hand, so a new game folder can never be silently left out
+of a non-editable install (tests/packaging checks the built wheel).
+"""
+
+from setuptools import find_packages, setup
+
+ROOTS = ("envs", "agents", "training")
+
+packages = []
+package_dir = {}
+for root in ROOTS:
+    package_dir[f"cardarena.{root}"] = root
+    for found in find_packages(where=".", include=[root, f"{root}.*"]):
+        packages.append(f"cardarena.{found}")
+
+setup(
+    packages=packages,
+    package_dir=package_dir,
+    package_data={package: ["*.csv", "*.json", "py.typed"] for package in packages},
+)
