@@ -3,7 +3,7 @@
 from .aec import GameAECEnv, coerce_action
 from .errors import CardArenaError, IllegalActionError, InvalidConfigError
 from .game import NO_PLAYER, Game, GameState
-from .observation import ObservationLayout, Piece
+from .observation import ObservationLayout, Piece, unit_scale
 from .wrappers import RejectMalformedActionWrapper, wrap
 
 __all__ = [
@@ -18,5 +18,6 @@ __all__ = [
     "Piece",
     "RejectMalformedActionWrapper",
     "coerce_action",
+    "unit_scale",
     "wrap",
 ]

@@ -63,3 +63,12 @@ class ObservationLayout:
             index = f"{s.start}" if piece.size == 1 else f"{s.start}-{s.stop - 1}"
             rows.append(f"| {index} | {piece.name} | {piece.doc} |")
         return rows
+
+
+def unit_scale(space: spaces.Box) -> np.ndarray:
+    """Multipliers that map a ``[0, high]`` observation Box onto ``[0, 1]`` (for neural nets).
+
+    Pieces whose high is 0 (nothing to scale) keep factor 1.
+    """
+    high = np.asarray(space.high, dtype=np.float32)
+    return np.where(high > 0, 1.0 / np.where(high > 0, high, 1.0), 1.0).astype(np.float32)

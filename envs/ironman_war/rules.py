@@ -1,0 +1,736 @@
+"""Pure rules of Iron Man 2 Game of War (RULES.md section 1, rules IM-1 .. IM-14).
+
+numpy and the standard library only. ``make_game`` validates a configuration into an
+``IronManWarGame``; ``IronManWarState`` is one game, advanced in place by ``apply_action``.
+Seats: 0 ``iron_man``, 1 ``war_machine``. Card kinds are indexed as in ``KINDS``; actions are
+``0..7`` commit / play a card of that kind, ``8`` concede, ``9..16`` ENERGY SHIELD target
+(the opponent's card of kind ``a - 9`` in this battle). Decks are Python lists with the top card
+at the *end*, so drawing is ``pop()``.
+
+Decisions (the env docstring copies this list). First those RULES.md marks [decided]:
+
+- Deck (RULES.md "Deck"): 55 cards per player, 10 x attack_1, 10 x attack_2, 10 x attack_3,
+  3 x attack_4, 2 x attack_5, 8 x upgrade, 8 x energy_shield, 4 x final_attack (from Clash of
+  the Lightsabers); both decks identical.
+- IM-1: the pawn starts on Victory Card 1, so with 5 Victory Cards 4 steps win. Beginner
+  variant: no special cards; specials in ``deck`` are dropped, in reset options they raise.
+- IM-2: no hand limit; when deck and discard pile are both empty, drawing stops.
+- IM-3: a player with fewer than 3 cards commits what they have to the earliest battles; a
+  battle with no committed card starts with none.
+- IM-8: FINAL ATTACK is worth 6 and has no other effect; ENERGY SHIELD works as in the
+  rulebook's example (its owner picks an opposing card in this battle, which is discarded).
+- IM-9: after two special cards cancel, the battle continues with a simultaneous play (IM-7).
+- IM-11: "majority (or at least 2)" read strictly: 1 win + 2 draws moves nobody.
+- IM-13: beginner battles are decided by the two flipped cards alone.
+
+Further decisions taken here where RULES.md is silent:
+
+- D-1 (IM-2) When a player draws the last card of their deck, a non-empty discard pile is
+  shuffled into a new deck at once. A draw that finds the deck empty (it ran out while the
+  discard pile was empty, and cards were discarded since) shuffles the discard pile first.
+- D-2 (IM-2, options) With the ``hands`` reset option, round 1's hands are exactly those cards:
+  nobody draws in round 1. From round 2 on everyone draws 7 as usual.
+- D-3 (IM-3, C-2) Committing is three decisions per player (battle 1, 2, 3), each asked even
+  when only one kind is legal. A player stops being asked once their hand is empty; a player
+  with no cards at all is not asked. iron_man commits first; war_machine's observation must
+  not use ``committed[0]`` (private), only ``face_down`` (public: which battles hold a card).
+- D-4 (IM-3, IM-4) All three battles are always fought, even if a side has no committed card:
+  an empty side has total 0 and 0 cards. Two empty sides are a standoff (IM-7).
+- D-5 (IM-4, IM-8) A special card flipped against no card takes effect like any other
+  (UPGRADE doubles a total of 0, ENERGY SHIELD finds no target: no effect, no step,
+  FINAL ATTACK is 6). It counts as a card, so its owner leads 0 (1 card) to 0 (0 cards).
+- D-6 (IM-8, IM-9) Order inside a simultaneous reveal (battle start or IM-7 play): both cards
+  enter the battle; if both are special they cancel (so SHIELD + UPGRADE and SHIELD + SHIELD
+  cancel, nobody shoots); otherwise a revealed ENERGY SHIELD resolves first (its owner may hit
+  any opposing card in this battle, including the card revealed with it, even if that card just
+  took the lead), and only then is the standing (IM-5) evaluated and the next actor chosen.
+  UPGRADE and FINAL ATTACK are passive and need no timing.
+- D-7 (IM-8) A shield may hit any opposing card in the battle, special cards included. The
+  doubling holds while at least one UPGRADE of that player is in the battle, so hitting the
+  only UPGRADE removes it. The shield itself stays in the battle and counts as a card.
+  The target is named by kind (cards of one kind are interchangeable).
+- D-8 (IM-7, IM-8) A shield played (face up or in a standoff) when the opponent has no card in
+  the battle has no effect and asks nothing; as a card it still gives its owner the lead.
+- D-9 (IM-7) The players of a simultaneous play are fixed when it starts: everyone with a card
+  in hand. If only one plays, nothing can cancel (IM-9 needs two revealed special cards).
+- D-10 (IM-9) Two special cards revealed in a standoff play cancel the same way; the standoff
+  stands and another simultaneous play follows.
+- D-11 (IM-10) A battle's winner keeps their cards on the table (public ``table``) until round
+  end; the loser's cards, cards hit by a shield and cancelled cards go to their owner's discard
+  pile at once. Discard piles are face up (public); deck order is secret from everyone.
+- D-12 (IM-11, IM-12) Pawns only move at round end, so the game can only end at round end and
+  all three battles of a round are always fought. A pawn never goes past the last Victory Card
+  (``pawns`` is clamped to ``victory_cards``).
+- D-13 (IM-12, C-5) The cap is checked at round end: if round ``max_rounds`` ends without a
+  winner the game is truncated.
+- D-14 (IM-13) Beginner: the loser's card is discarded and the winner's stays on the table until
+  round end (as IM-10); the whole round resolves in the step of the last commit.
+- D-15 (config) ``deck`` is the complete composition: kinds not named count 0. It must hold at
+  least one card (after dropping specials in the beginner variant). ``victory_cards`` >= 2,
+  ``max_rounds`` >= 1.
+- D-16 (options) Each player must own at least one card (hand plus deck), so every round asks
+  someone something. ``hands`` without ``decks`` may not hold more of a kind than ``deck`` has.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import IllegalActionError, InvalidConfigError
+from ..core.game import NO_PLAYER
+from ..core.validation import check_choice, check_int, check_known_keys, check_sequence
+
+KINDS = (
+    "attack_1",
+    "attack_2",
+    "attack_3",
+    "attack_4",
+    "attack_5",
+    "upgrade",
+    "energy_shield",
+    "final_attack",
+)
+NUM_KINDS = len(KINDS)
+UPGRADE, ENERGY_SHIELD, FINAL_ATTACK = 5, 6, 7
+#: Kinds >= FIRST_SPECIAL are special cards.
+FIRST_SPECIAL = UPGRADE
+ATTACK_KINDS = KINDS[:FIRST_SPECIAL]
+SPECIAL_KINDS = KINDS[FIRST_SPECIAL:]
+#: IM-8: attack value per kind (specials 0, FINAL ATTACK 6).
+CARD_VALUES = (1, 2, 3, 4, 5, 0, 0, 6)
+#: "No card" in ``committed``, ``flipped``, ``pending_play``, ``last_reveal``.
+NO_CARD = -1
+
+AGENTS = ("iron_man", "war_machine")
+IRON_MAN, WAR_MACHINE = 0, 1
+
+CONCEDE = 8
+SHIELD_BASE = 9
+NUM_ACTIONS = SHIELD_BASE + NUM_KINDS  # 17
+
+DEFAULT_DECK: dict[str, int] = {
+    "attack_1": 10,
+    "attack_2": 10,
+    "attack_3": 10,
+    "attack_4": 3,
+    "attack_5": 2,
+    "upgrade": 8,
+    "energy_shield": 8,
+    "final_attack": 4,
+}
+VARIANTS = ("advanced", "beginner")
+HAND_DRAW = 7
+NUM_BATTLES = 3
+
+#: Decisions (``IronManWarState.decision``), i.e. what the current player is asked:
+#: COMMIT: choose the face-down card (action = kind) for battle ``commit_slot``;
+#: PLAY_OR_CONCEDE: the losing player plays a card face up (kind) or concedes (8);
+#: STANDOFF_PLAY: pick a card face down for a simultaneous play (IM-7 / IM-9);
+#: SHIELD_TARGET: pick the opposing card (9 + kind) the ENERGY SHIELD discards;
+#: GAME_OVER: nobody acts (terminal or truncated).
+COMMIT, PLAY_OR_CONCEDE, STANDOFF_PLAY, SHIELD_TARGET, GAME_OVER = 0, 1, 2, 3, 4
+DECISION_NAMES = ("commit", "play_or_concede", "standoff_play", "shield_target", "game_over")
+
+#: ``battle_results`` entries: a seat (0 / 1) is the winner; otherwise one of these.
+UNDECIDED, DRAW = -1, 2
+
+CONFIG_KEYS = ("variant", "deck", "victory_cards", "max_rounds")
+RESET_OPTION_KEYS = ("decks", "hands")
+
+_KIND_INDEX = {name: index for index, name in enumerate(KINDS)}
+_KIND_RANGE = np.arange(NUM_KINDS)
+
+
+def battle_total(cards: Any) -> int:
+    """IM-5: sum of attack values, doubled if at least one UPGRADE is among ``cards`` (counts)."""
+    c = [int(x) for x in cards]
+    total = c[0] + 2 * c[1] + 3 * c[2] + 4 * c[3] + 5 * c[4] + 6 * c[7]
+    return 2 * total if c[UPGRADE] else total
+
+
+def _check_deck(deck: Any, variant: str) -> tuple[int, ...]:
+    if deck is None:
+        deck = DEFAULT_DECK
+    if not isinstance(deck, Mapping):
+        raise InvalidConfigError(
+            f"deck must be a dict of card kind -> count, got {deck!r} ({type(deck).__name__})"
+        )
+    check_known_keys(deck, KINDS, "deck kind")
+    counts = [check_int(deck.get(name, 0), f"deck[{name!r}]", 0) for name in KINDS]
+    if variant == "beginner":
+        counts[FIRST_SPECIAL:] = [0] * len(SPECIAL_KINDS)
+    if sum(counts) == 0:
+        kinds = "attack " if variant == "beginner" else ""
+        raise InvalidConfigError(
+            f"deck must hold at least one {kinds}card (variant {variant!r}), got {dict(deck)!r}"
+        )
+    return tuple(counts)
+
+
+@dataclass(frozen=True)
+class IronManWarGame:
+    """Validated configuration; creates games. Build it with ``make_game``."""
+
+    variant: str
+    #: Cards per kind in each player's deck, in ``KINDS`` order (specials 0 in beginner).
+    deck: tuple[int, ...]
+    victory_cards: int
+    max_rounds: int
+    agent_names: tuple[str, ...] = AGENTS
+    num_actions: int = NUM_ACTIONS
+
+    @property
+    def deck_size(self) -> int:
+        """Cards per player; the upper bound of every per-player card count."""
+        return sum(self.deck)
+
+    @property
+    def beginner(self) -> bool:
+        return self.variant == "beginner"
+
+    def deck_dict(self) -> dict[str, int]:
+        return dict(zip(KINDS, self.deck, strict=True))
+
+    def new_initial_state(
+        self, rng: np.random.Generator, options: dict[str, Any] | None = None
+    ) -> IronManWarState:
+        """IM-1/IM-2: shuffle each deck (unless fixed by ``options``) and start round 1.
+
+        ``options`` are validated completely before ``rng`` is touched, so a bad option leaves
+        the generator where it was.
+        """
+        decks, hands = self._parse_options(options)
+        piles: list[list[int]] = []
+        for seat in range(2):
+            if decks[seat] is not None:
+                piles.append(list(reversed(decks[seat])))
+                continue
+            counts = np.asarray(self.deck, dtype=np.int64)
+            if hands[seat] is not None:
+                counts = counts - np.bincount(hands[seat], minlength=NUM_KINDS)
+            pile = np.repeat(_KIND_RANGE, counts)
+            rng.shuffle(pile)
+            piles.append(pile.tolist())
+        return IronManWarState(self, rng, piles, hands if hands[0] is not None else None)
+
+    def _parse_options(
+        self, options: Any
+    ) -> tuple[list[list[int] | None], list[list[int] | None]]:
+        none: list[list[int] | None] = [None, None]
+        if options is None:
+            return none, list(none)
+        if not isinstance(options, Mapping):
+            raise InvalidConfigError(
+                f"reset options must be a dict, got {options!r} ({type(options).__name__})"
+            )
+        check_known_keys(options, RESET_OPTION_KEYS, "reset option")
+        decks = self._parse_card_lists(options, "decks")
+        hands = self._parse_card_lists(options, "hands")
+        for seat, agent in enumerate(AGENTS):
+            hand = hands[seat]
+            if hand is not None and decks[seat] is None:
+                held = np.bincount(hand, minlength=NUM_KINDS)
+                for kind in np.flatnonzero(held > np.asarray(self.deck)).tolist():
+                    raise InvalidConfigError(
+                        f"options['hands'][{agent!r}] = {[KINDS[k] for k in hand]!r} holds "
+                        f"{held[kind]} x {KINDS[kind]} but the configured deck has only "
+                        f"{self.deck[kind]}; give options['decks'] too to play other cards"
+                    )
+            owned = len(hand or ()) + (
+                len(decks[seat]) if decks[seat] is not None else self.deck_size - len(hand or ())
+            )
+            if owned == 0:
+                raise InvalidConfigError(
+                    f"options give {agent!r} no card at all (hands "
+                    f"{options.get('hands', {}).get(agent)!r}, decks "
+                    f"{options.get('decks', {}).get(agent)!r}); each player needs at least one"
+                )
+        return decks, hands
+
+    def _parse_card_lists(self, options: Mapping[str, Any], key: str) -> list[list[int] | None]:
+        if key not in options:
+            return [None, None]
+        per_agent = options[key]
+        if not isinstance(per_agent, Mapping):
+            raise InvalidConfigError(
+                f"options[{key!r}] must be a dict agent -> list of card kinds, got {per_agent!r}"
+            )
+        check_known_keys(per_agent, AGENTS, f"agent in options[{key!r}]")
+        missing = [agent for agent in AGENTS if agent not in per_agent]
+        if missing:
+            raise InvalidConfigError(
+                f"options[{key!r}] must cover both players {list(AGENTS)}, missing {missing}"
+            )
+        allowed = ATTACK_KINDS if self.beginner else KINDS
+        result: list[list[int] | None] = []
+        for agent in AGENTS:
+            where = f"options[{key!r}][{agent!r}]"
+            names = check_sequence(per_agent[agent], where)
+            kinds = []
+            for i, name in enumerate(names):
+                if self.beginner and isinstance(name, str) and name in SPECIAL_KINDS:
+                    raise InvalidConfigError(
+                        f"{where}[{i}] = {name!r}: the beginner variant has no special cards "
+                        f"(IM-1); allowed: {', '.join(ATTACK_KINDS)}"
+                    )
+                kinds.append(_KIND_INDEX[check_choice(name, f"{where}[{i}]", allowed)])
+            result.append(kinds)
+        return result
+
+
+def make_game(
+    variant: str = "advanced",
+    deck: Mapping[str, int] | None = None,
+    victory_cards: int = 5,
+    max_rounds: int = 50,
+) -> IronManWarGame:
+    """Validate the config (``InvalidConfigError`` names key, value and what is allowed)."""
+    variant = check_choice(variant, "variant", VARIANTS)
+    counts = _check_deck(deck, variant)
+    victory_cards = check_int(victory_cards, "victory_cards", 2)
+    max_rounds = check_int(max_rounds, "max_rounds", 1)
+    return IronManWarGame(variant, counts, victory_cards, max_rounds)
+
+
+class IronManWarState:
+    """One game in progress. Attributes are public for encoders and tests; treat as read-only.
+
+    Seat-indexed (0 iron_man, 1 war_machine). Visibility: **public** = both players may see it;
+    **private** = only row/entry ``seat`` may be shown to ``seat``; **hidden** = nobody.
+
+    Round and turn (public): ``round`` (1-based), ``battle`` (0..2, the battle being fought;
+    0 during commit), ``decision`` (COMMIT / PLAY_OR_CONCEDE / STANDOFF_PLAY / SHIELD_TARGET /
+    GAME_OVER), ``current_seat`` (``NO_PLAYER`` when over), ``commit_slot`` (battle the current
+    COMMIT decision is for), ``pawns`` (Victory Card each pawn stands on, 1..victory_cards),
+    ``winner`` (seat or ``NO_PLAYER``).
+
+    Cards: ``hands`` (2, 8) counts per kind, private; ``hand_sizes`` [2] public;
+    ``deck_counts`` (2, 8) private (the owner can work it out), deck order hidden;
+    ``deck_sizes`` [2] public; ``discards`` (2, 8) public; ``table`` (2, 8) public, cards of
+    battles won earlier this round; ``battle_cards`` (2, 8) public, face-up cards in the current
+    battle; ``battle_totals`` / ``battle_card_counts`` [2] public, the IM-5 standing.
+
+    Commit and simultaneous plays (C-3): ``committed`` (2, 3) kind committed per battle this
+    round (``NO_CARD`` = none), **private** (the opponent may only see entries already in
+    ``flipped``); ``face_down`` (2, 3) bool public, a committed card still lies face down there;
+    ``flipped`` (2, 3) public, the card turned up at the start of each battle fought so far;
+    ``pending_play`` [2] **private**, the face-down pick of the ongoing simultaneous play;
+    ``has_pending`` [2] public, whether that seat has picked; ``last_reveal`` [2] public, the
+    cards revealed together by the latest flip or simultaneous play (kept after a cancel or a
+    shield hit, ``NO_CARD`` = none).
+
+    Results (public): ``battle_results`` [3] (seat, ``DRAW`` or ``UNDECIDED``),
+    ``battles_won`` [2] this round, ``previous_results`` [3] of the last finished round.
+    """
+
+    def __init__(
+        self,
+        game: IronManWarGame,
+        rng: np.random.Generator,
+        piles: list[list[int]],
+        hands: list[list[int] | None] | None,
+    ) -> None:
+        self.game = game
+        self._rng = rng
+        self._beginner = game.beginner
+        self._piles = piles
+        self.deck_counts = np.zeros((2, NUM_KINDS), dtype=np.int64)
+        for seat in range(2):
+            self.deck_counts[seat] = np.bincount(piles[seat], minlength=NUM_KINDS)
+        self.deck_sizes = [len(piles[0]), len(piles[1])]
+        self.hands = np.zeros((2, NUM_KINDS), dtype=np.int64)
+        self.hand_sizes = [0, 0]
+        self.discards = np.zeros((2, NUM_KINDS), dtype=np.int64)
+        self.table = np.zeros((2, NUM_KINDS), dtype=np.int64)
+        self.battle_cards = np.zeros((2, NUM_KINDS), dtype=np.int64)
+        self.battle_totals = [0, 0]
+        self.battle_card_counts = [0, 0]
+        self.committed = np.full((2, NUM_BATTLES), NO_CARD, dtype=np.int64)
+        self.face_down = np.zeros((2, NUM_BATTLES), dtype=bool)
+        self.flipped = np.full((2, NUM_BATTLES), NO_CARD, dtype=np.int64)
+        self.pending_play = [NO_CARD, NO_CARD]
+        self.has_pending = [False, False]
+        self.last_reveal = [NO_CARD, NO_CARD]
+        self.battle_results = [UNDECIDED] * NUM_BATTLES
+        self.battles_won = [0, 0]
+        self.previous_results = [UNDECIDED] * NUM_BATTLES
+        self.pawns = [1, 1]
+        self.round = 1
+        self.battle = 0
+        self.commit_slot = 0
+        self.decision = COMMIT
+        self.current_seat = IRON_MAN
+        self.winner = NO_PLAYER
+        self._terminal = False
+        self._truncated = False
+        self._returns = (0.0, 0.0)
+        self._to_pick: list[int] = []
+        if hands is not None:
+            for seat in range(2):
+                for kind in hands[seat] or ():
+                    self.hands[seat, kind] += 1
+                self.hand_sizes[seat] = len(hands[seat] or ())
+        self._start_round(draw=hands is None)
+
+    # --- GameState protocol ----------------------------------------------------------------
+    def current_player(self) -> int:
+        return self.current_seat
+
+    def legal_action_mask(self) -> np.ndarray:
+        """Boolean mask over the 17 actions for ``current_seat`` (all False when over)."""
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        decision = self.decision
+        seat = self.current_seat
+        if decision == SHIELD_TARGET:
+            mask[SHIELD_BASE:] = self.battle_cards[1 - seat] > 0
+        elif decision != GAME_OVER:
+            mask[:NUM_KINDS] = self.hands[seat] > 0
+            if decision == PLAY_OR_CONCEDE:
+                mask[CONCEDE] = True
+        return mask
+
+    def legal_actions(self) -> list[int]:
+        return np.flatnonzero(self.legal_action_mask()).tolist()
+
+    def is_legal(self, action: int) -> bool:
+        """Whether ``apply_action(action)`` would be accepted now (no mask built)."""
+        decision = self.decision
+        if decision == GAME_OVER or not 0 <= action < NUM_ACTIONS:
+            return False
+        seat = self.current_seat
+        if action < NUM_KINDS:
+            return decision != SHIELD_TARGET and self.hands[seat, action] > 0
+        if action == CONCEDE:
+            return decision == PLAY_OR_CONCEDE
+        return decision == SHIELD_TARGET and self.battle_cards[1 - seat, action - SHIELD_BASE] > 0
+
+    def apply_action(self, action: int) -> None:
+        """Advance by one decision of ``current_seat``; illegal actions change nothing."""
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(
+                f"action must be an integer in 0..{NUM_ACTIONS - 1}, got {action!r}"
+            )
+        action = int(action)
+        if not self.is_legal(action):
+            raise IllegalActionError(self._illegal_message(action))
+        seat = self.current_seat
+        decision = self.decision
+        if decision == COMMIT:
+            self._commit(seat, action)
+        elif decision == PLAY_OR_CONCEDE:
+            if action == CONCEDE:
+                self._end_battle(1 - seat)
+            else:
+                self._play_face_up(seat, action)
+        elif decision == STANDOFF_PLAY:
+            self._pick(seat, action)
+        else:
+            self._shield_hit(seat, action - SHIELD_BASE)
+
+    def is_terminal(self) -> bool:
+        return self._terminal
+
+    def is_truncated(self) -> bool:
+        return self._truncated
+
+    def returns(self) -> tuple[float, ...]:
+        return self._returns
+
+    def action_to_string(self, action: int) -> str:
+        """Action name in the current context, e.g. "commit attack_3 to battle 2"."""
+        if not 0 <= action < NUM_ACTIONS:
+            return f"action {action} (out of range 0..{NUM_ACTIONS - 1})"
+        if action == CONCEDE:
+            return "concede"
+        if action >= SHIELD_BASE:
+            return f"shield {KINDS[action - SHIELD_BASE]}"
+        kind = KINDS[action]
+        if self.decision == COMMIT:
+            return f"commit {kind} to battle {self.commit_slot + 1}"
+        if self.decision == STANDOFF_PLAY:
+            return f"play {kind} face down"
+        return f"play {kind}"
+
+    def clone(self) -> IronManWarState:
+        """Independent copy, random generator included; the immutable game is shared."""
+        twin = object.__new__(IronManWarState)
+        for name, value in self.__dict__.items():
+            if isinstance(value, np.ndarray):
+                value = value.copy()
+            elif isinstance(value, (list, np.random.Generator)):
+                value = copy.deepcopy(value)
+            twin.__dict__[name] = value
+        return twin
+
+    # --- derived views ---------------------------------------------------------------------
+    def card_counts(self, seat: int) -> np.ndarray:
+        """Every card ``seat`` owns, by kind, wherever it is (for conservation checks)."""
+        total = (
+            self.hands[seat]
+            + self.deck_counts[seat]
+            + self.discards[seat]
+            + self.table[seat]
+            + self.battle_cards[seat]
+        )
+        for battle in range(NUM_BATTLES):
+            if self.face_down[seat, battle]:
+                total[self.committed[seat, battle]] += 1
+        if self.has_pending[seat]:
+            total[self.pending_play[seat]] += 1
+        return total
+
+    def deck_order(self, seat: int) -> list[int]:
+        """``seat``'s deck, top card first (hidden information: for tests and debugging)."""
+        return self._piles[seat][::-1]
+
+    def _illegal_message(self, action: int) -> str:
+        if self.decision == GAME_OVER:
+            return f"the game is over; no action is legal (got action {action})"
+        legal = ", ".join(f"{a} ({self.action_to_string(a)})" for a in self.legal_actions())
+        return (
+            f"illegal action {action} ({self.action_to_string(action)}) for "
+            f"{AGENTS[self.current_seat]} at decision {DECISION_NAMES[self.decision]}; "
+            f"legal actions: {legal}"
+        )
+
+    # --- drawing ---------------------------------------------------------------------------
+    def _draw(self, seat: int, count: int) -> None:
+        """IM-2 with D-1: draw ``count`` cards, reshuffling the discard pile as needed."""
+        pile = self._piles[seat]
+        hand = self.hands[seat]
+        deck_counts = self.deck_counts[seat]
+        drawn = 0
+        while drawn < count:
+            if not pile:
+                if not self._reshuffle(seat):
+                    break
+                pile = self._piles[seat]
+            kind = pile.pop()
+            hand[kind] += 1
+            deck_counts[kind] -= 1
+            drawn += 1
+            if not pile:
+                self._reshuffle(seat)
+                pile = self._piles[seat]
+        self.hand_sizes[seat] += drawn
+        self.deck_sizes[seat] = len(pile)
+
+    def _reshuffle(self, seat: int) -> bool:
+        counts = self.discards[seat]
+        if not counts.any():
+            return False
+        pile = np.repeat(_KIND_RANGE, counts)
+        self._rng.shuffle(pile)
+        self._piles[seat] = pile.tolist()
+        self.deck_counts[seat] += counts
+        self.deck_sizes[seat] = len(pile)
+        counts[:] = 0
+        return True
+
+    # --- round flow ------------------------------------------------------------------------
+    def _start_round(self, draw: bool = True) -> None:
+        if draw:
+            for seat in range(2):
+                self._draw(seat, HAND_DRAW)
+        self.committed[:] = NO_CARD
+        self.face_down[:] = False
+        self.flipped[:] = NO_CARD
+        self.battle_results = [UNDECIDED] * NUM_BATTLES
+        self.battles_won = [0, 0]
+        self.last_reveal = [NO_CARD, NO_CARD]
+        self.battle = 0
+        self._ask_commit(IRON_MAN)
+
+    def _ask_commit(self, first_seat: int) -> None:
+        """IM-3 / D-3: ask the next seat holding cards, or start the battles."""
+        for seat in range(first_seat, 2):
+            if self.hand_sizes[seat] > 0:
+                self.decision = COMMIT
+                self.current_seat = seat
+                self.commit_slot = 0
+                return
+        if self._beginner:
+            self._resolve_beginner_round()
+        else:
+            self._start_battle(0)
+
+    def _commit(self, seat: int, kind: int) -> None:
+        slot = self.commit_slot
+        self._take_from_hand(seat, kind)
+        self.committed[seat, slot] = kind
+        self.face_down[seat, slot] = True
+        if slot + 1 < NUM_BATTLES and self.hand_sizes[seat] > 0:
+            self.commit_slot = slot + 1
+        else:
+            self._ask_commit(seat + 1)
+
+    def _take_from_hand(self, seat: int, kind: int) -> None:
+        self.hands[seat, kind] -= 1
+        self.hand_sizes[seat] -= 1
+
+    def _resolve_beginner_round(self) -> None:
+        """IM-13 / D-14: each battle is the two flipped cards alone; then the round ends."""
+        for battle in range(NUM_BATTLES):
+            cards = self.committed[:, battle].tolist()
+            self.face_down[:, battle] = False
+            self.flipped[:, battle] = cards
+            value0, value1 = (CARD_VALUES[c] if c != NO_CARD else -1 for c in cards)
+            # Equal values (none against none included) are a draw.
+            result = DRAW if value0 == value1 else int(value1 > value0)
+            for seat in range(2):
+                if cards[seat] == NO_CARD:
+                    continue
+                pile = self.table if seat == result else self.discards
+                pile[seat, cards[seat]] += 1
+            self.battle_results[battle] = result
+            if result != DRAW:
+                self.battles_won[result] += 1
+        self.last_reveal = self.flipped[:, NUM_BATTLES - 1].tolist()
+        self.battle = NUM_BATTLES - 1
+        self._end_round()
+
+    def _end_round(self) -> None:
+        """IM-11 / IM-12 / D-13: clear the table, move a pawn, then end, truncate or go on."""
+        self.discards += self.table
+        self.table[:] = 0
+        won = self.battles_won
+        self.previous_results = list(self.battle_results)
+        last = self.game.victory_cards
+        for seat in range(2):
+            if won[seat] > won[1 - seat] and won[seat] >= 2:
+                steps = 2 if won[seat] == NUM_BATTLES else 1
+                self.pawns[seat] = min(last, self.pawns[seat] + steps)
+                if self.pawns[seat] >= last:
+                    self.winner = seat
+                    self._terminal = True
+                    self._returns = (1.0, -1.0) if seat == 0 else (-1.0, 1.0)
+                    self._stop()
+                    return
+        if self.round >= self.game.max_rounds:
+            self._truncated = True
+            self._stop()
+            return
+        self.round += 1
+        self._start_round()
+
+    def _stop(self) -> None:
+        self.decision = GAME_OVER
+        self.current_seat = NO_PLAYER
+        self._to_pick = []
+
+    # --- battle flow (advanced) ------------------------------------------------------------
+    def _start_battle(self, battle: int) -> None:
+        """IM-4: flip both committed cards (D-4: possibly none) and resolve them as a reveal."""
+        self.battle = battle
+        cards = self.committed[:, battle].tolist()
+        self.face_down[:, battle] = False
+        self.flipped[:, battle] = cards
+        for seat in range(2):
+            if cards[seat] != NO_CARD:
+                self.battle_cards[seat, cards[seat]] += 1
+        self._resolve_reveal(cards[0], cards[1])
+
+    def _resolve_reveal(self, card0: int, card1: int) -> None:
+        """D-6: cancel two specials (IM-9), else resolve a revealed shield, then settle."""
+        self.last_reveal = [card0, card1]
+        if card0 >= FIRST_SPECIAL and card1 >= FIRST_SPECIAL:
+            for seat, card in ((0, card0), (1, card1)):
+                self.battle_cards[seat, card] -= 1
+                self.discards[seat, card] += 1
+        else:
+            for seat, card in ((0, card0), (1, card1)):
+                if card == ENERGY_SHIELD and self._ask_shield(seat):
+                    return
+        self._settle()
+
+    def _ask_shield(self, seat: int) -> bool:
+        """IM-8 / D-8: ask ``seat`` for a target if the opponent has a card in this battle."""
+        if not self.battle_cards[1 - seat].any():
+            return False
+        self._refresh_standing()
+        self.decision = SHIELD_TARGET
+        self.current_seat = seat
+        return True
+
+    def _shield_hit(self, seat: int, kind: int) -> None:
+        self.battle_cards[1 - seat, kind] -= 1
+        self.discards[1 - seat, kind] += 1
+        self._settle()
+
+    def _play_face_up(self, seat: int, kind: int) -> None:
+        """IM-6: the losing player's card; its effect resolves at once."""
+        self._take_from_hand(seat, kind)
+        self.battle_cards[seat, kind] += 1
+        if kind == ENERGY_SHIELD and self._ask_shield(seat):
+            return
+        self._settle()
+
+    def _pick(self, seat: int, kind: int) -> None:
+        """IM-7 / C-3: store the face-down pick; reveal once every player has picked."""
+        self._take_from_hand(seat, kind)
+        self.pending_play[seat] = kind
+        self.has_pending[seat] = True
+        to_pick = self._to_pick
+        to_pick.pop(0)
+        if to_pick:
+            self.current_seat = to_pick[0]
+            return
+        cards = self.pending_play
+        self.pending_play = [NO_CARD, NO_CARD]
+        self.has_pending = [False, False]
+        for player in range(2):
+            if cards[player] != NO_CARD:
+                self.battle_cards[player, cards[player]] += 1
+        self._resolve_reveal(cards[0], cards[1])
+
+    def _settle(self) -> None:
+        """IM-5/6/7: compute the standing and ask the loser, start a standoff play, or end."""
+        self._refresh_standing()
+        totals = self.battle_totals
+        counts = self.battle_card_counts
+        if totals[0] != totals[1] or counts[0] != counts[1]:
+            leader = 0 if (totals[0], counts[0]) > (totals[1], counts[1]) else 1
+            loser = 1 - leader
+            if self.hand_sizes[loser] == 0:
+                self._end_battle(leader)  # IM-6: empty-handed loser concedes automatically
+                return
+            self.decision = PLAY_OR_CONCEDE
+            self.current_seat = loser
+            return
+        players = [seat for seat in range(2) if self.hand_sizes[seat] > 0]
+        if not players:
+            self._end_battle(DRAW)
+            return
+        self._to_pick = players
+        self.decision = STANDOFF_PLAY
+        self.current_seat = players[0]
+
+    def _refresh_standing(self) -> None:
+        for seat in range(2):
+            row = self.battle_cards[seat].tolist()
+            self.battle_totals[seat] = battle_total(row)
+            self.battle_card_counts[seat] = sum(row)
+
+    def _end_battle(self, result: int) -> None:
+        """IM-10 / D-11: the winner's cards stay on the table, the rest are discarded."""
+        cards = self.battle_cards
+        for seat in range(2):
+            if seat == result:
+                self.table[seat] += cards[seat]
+            else:
+                self.discards[seat] += cards[seat]
+        cards[:] = 0
+        self.battle_totals[:] = [0, 0]
+        self.battle_card_counts[:] = [0, 0]
+        self.battle_results[self.battle] = result
+        if result != DRAW:
+            self.battles_won[result] += 1
+        if self.battle + 1 < NUM_BATTLES:
+            self._start_battle(self.battle + 1)
+        else:
+            self._end_round()

@@ -1,0 +1,93 @@
+"""Play whole games between agents and count the results, through the public AEC API only."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pettingzoo import AECEnv
+
+from cardarena.agents import Agent
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """Outcomes of ``games`` games from the evaluated agent's point of view."""
+
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    truncated: int
+    total_reward: float
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def mean_reward(self) -> float:
+        return self.total_reward / self.games if self.games else 0.0
+
+    def summary(self) -> str:
+        return (
+            f"{self.games} games: {self.wins} won ({self.win_rate:.1%}), {self.draws} drawn, "
+            f"{self.losses} lost, {self.truncated} truncated; mean reward {self.mean_reward:+.3f}"
+        )
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """Final reward per seat, whether the cap truncated the game, and env steps taken."""
+
+    rewards: dict[str, float]
+    truncated: bool
+    steps: int
+
+
+def play_game(env: AECEnv, agents: dict[str, Agent], seed: int | None = None) -> GameRecord:
+    """One game from ``reset(seed)`` to the last dead step."""
+    env.reset(seed=seed)
+    rewards: dict[str, float] = {}
+    truncated_any = False
+    steps = 0
+    for agent in env.agent_iter():
+        observation, reward, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            rewards[agent] = float(reward)
+            truncated_any |= bool(truncated)
+            env.step(None)
+        else:
+            env.step(agents[agent].act(observation))
+        steps += 1
+    return GameRecord(rewards, truncated_any, steps)
+
+
+def evaluate(
+    env_fn: Callable[[], AECEnv],
+    agent: Agent,
+    opponent: Agent,
+    games: int,
+    seed: int = 0,
+) -> MatchResult:
+    """``agent`` against ``opponent`` in every other seat; the agent's seat rotates per game."""
+    env = env_fn()
+    seats = list(env.possible_agents)
+    wins = draws = losses = truncated = 0
+    total = 0.0
+    for game in range(games):
+        me = seats[game % len(seats)]
+        lineup = {seat: (agent if seat == me else opponent) for seat in seats}
+        record = play_game(env, lineup, seed=seed + game)
+        reward = record.rewards[me]
+        total += reward
+        if record.truncated:
+            truncated += 1
+        elif reward > 0:
+            wins += 1
+        elif reward < 0:
+            losses += 1
+        else:
+            draws += 1
+    env.close()
+    return MatchResult(games, wins, draws, losses, truncated, total)
