@@ -10,7 +10,7 @@ pairs one seat's reward with another seat's observation; a test here checks we d
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeAlias
 
 import gymnasium
 import numpy as np
@@ -21,7 +21,7 @@ from cardarena.agents import Agent, RandomAgent
 from cardarena.envs import make
 from cardarena.envs.core import InvalidConfigError, unit_scale
 
-OpponentSpec = Agent | Mapping[str, Agent] | None
+OpponentSpec: TypeAlias = "Agent | Mapping[str, Agent] | None"
 
 
 class SingleAgentEnv(gymnasium.Env):

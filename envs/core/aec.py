@@ -130,7 +130,7 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {name: {} for name in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {name: {} for name in self.agents}
         self.agent_selection = self.possible_agents[0]
         self._skip_agent_selection = None
         self._after_transition()

@@ -57,8 +57,15 @@ class GameState(Protocol):
 class Game(Protocol):
     """A validated game configuration: names the seats and sizes the action space."""
 
-    agent_names: tuple[str, ...]
-    num_actions: int
+    @property
+    def agent_names(self) -> tuple[str, ...]:
+        """One name per seat, in seat order."""
+        ...
+
+    @property
+    def num_actions(self) -> int:
+        """Size of the ``Discrete`` action space, the same for every seat."""
+        ...
 
     def new_initial_state(
         self, rng: np.random.Generator, options: dict[str, Any] | None = None

@@ -19,17 +19,38 @@ from .errors import IllegalActionError
 ILLEGAL_ACTION_REWARD = -1.0
 
 
+def _read_from_raw(name: str) -> property:
+    return property(lambda self: getattr(self._raw, name), doc=f"The raw env's ``{name}``.")
+
+
 class RejectMalformedActionWrapper(BaseWrapper):
-    """Raise ``IllegalActionError`` for actions outside the action space before anything else."""
+    """Raise ``IllegalActionError`` for actions outside the action space before anything else.
+
+    It also reads the per-step bookkeeping straight from the raw env: resolving those through
+    PettingZoo's ``__getattr__`` chain, one hop per wrapper, cost more than the game itself.
+    """
+
+    agents = _read_from_raw("agents")
+    agent_selection = _read_from_raw("agent_selection")
+    rewards = _read_from_raw("rewards")
+    terminations = _read_from_raw("terminations")
+    truncations = _read_from_raw("truncations")
+    infos = _read_from_raw("infos")
+    _cumulative_rewards = _read_from_raw("_cumulative_rewards")
+
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        self._raw = env.unwrapped
 
     def step(self, action: Any) -> None:
-        agent = self.agent_selection
-        if self.agents and not (self.terminations[agent] or self.truncations[agent]):
+        raw = self._raw
+        agent = raw.agent_selection
+        if raw.agents and not (raw.terminations[agent] or raw.truncations[agent]):
             if action is None:
                 raise IllegalActionError(
                     f"{agent} is to act: action None is only for agents whose game is over"
                 )
-            action = coerce_action(action, self.action_space(agent).n, agent)
+            action = coerce_action(action, raw.num_actions, agent)
         super().step(action)
 
 

@@ -156,45 +156,39 @@ class raw_env(GameAECEnv):
         game = make_game(**config)
         layout = observation_layout(game)
         super().__init__(game, layout, render_mode)
-        n = game.num_players
-        self._seat_orders = [np.array([(seat + k) % n for k in range(n)]) for seat in range(n)]
         self._powers = game.max_power + 1
-        s = layout
-        self._slices = (
-            s["hand"], s["own_pick"], s["own_deck"], s["hand_sizes"], s["deck_sizes"],
-            s["victory_sizes"], s["sitting_out"], s["in_contest"], s["has_picked"],
-            s["last_revealed"], s["pot_face_up"], s["pot_face_down"], s["phase"],
-            s["you_in_tiebreak"], s["tricks_played"],
-        )  # fmt: skip
+        self._start = {piece.name: layout[piece.name].start for piece in layout.pieces}
+        # hand_sizes .. has_picked are six consecutive per-seat blocks, filled in one go.
+        if self._start["has_picked"] != self._start["hand_sizes"] + 5 * game.num_players:
+            raise RuntimeError("observation layout changed: per-seat blocks are not contiguous")
 
     def encode(self, state: PromiseWarState, seat: int) -> np.ndarray:  # type: ignore[override]
-        (hand, own_pick, own_deck, hand_sizes, deck_sizes, victory_sizes, sitting_out,
-         in_contest, has_picked, last_revealed, pot_up, pot_down, phase, you_tied,
-         tricks) = self._slices  # fmt: skip
-        order = self._seat_orders[seat]
+        start, powers, n = self._start, self._powers, state.num_players
         obs = self.layout.zeros()
-        obs[hand] = state.hands[seat]
+        obs[0:powers] = state.hands[seat]
         if state.picks[seat] >= 0:
-            obs[own_pick.start + state.picks[seat]] = 1.0
-        obs[own_deck] = state.deck_counts[seat]
-        obs[hand_sizes] = np.take(state.hand_sizes, order)
-        obs[deck_sizes] = np.take(state.deck_sizes, order)
-        obs[victory_sizes] = np.take(state.victory_sizes, order)
-        obs[sitting_out] = np.take(state.sitting_out, order)
-        obs[has_picked] = np.take(state.has_picked, order)
+            obs[start["own_pick"] + state.picks[seat]] = 1.0
+        obs[start["own_deck"] : start["own_deck"] + powers] = state.deck_counts[seat]
         live = not (state.terminal or state.truncated)
-        for rel, other in enumerate(order.tolist()):
-            if live and other in state.contenders:
-                obs[in_contest.start + rel] = 1.0
-            card = state.last_revealed[other]
+        contest = [live and other in state.contenders for other in range(n)]
+        per_seat: list[int | bool] = []
+        for values in (state.hand_sizes, state.deck_sizes, state.victory_sizes,
+                       state.sitting_out, contest, state.has_picked):  # fmt: skip
+            per_seat.extend(values[seat:])
+            per_seat.extend(values[:seat])
+        obs[start["hand_sizes"] : start["hand_sizes"] + 6 * n] = per_seat
+        revealed = start["last_revealed"]
+        for rel in range(n):
+            card = state.last_revealed[(seat + rel) % n]
             if card >= 0:
-                obs[last_revealed.start + rel * self._powers + card] = 1.0
-        obs[pot_up] = state.pot_face_up
-        obs[pot_down] = np.take(state.pot_face_down_by_player, order)
-        obs[phase.start + state.phase] = 1.0
+                obs[revealed + rel * powers + card] = 1.0
+        obs[start["pot_face_up"] : start["pot_face_up"] + powers] = state.pot_face_up
+        down = state.pot_face_down_by_player
+        obs[start["pot_face_down"] : start["pot_face_down"] + n] = down[seat:] + down[:seat]
+        obs[start["phase"] + state.phase] = 1.0
         if live and state.phase == TIEBREAK and seat in state.contenders:
-            obs[you_tied] = 1.0
-        obs[tricks] = state.tricks_played
+            obs[start["you_in_tiebreak"]] = 1.0
+        obs[start["tricks_played"]] = state.tricks_played
         return obs
 
     def render_text(self, state: PromiseWarState) -> str:  # type: ignore[override]

@@ -225,8 +225,7 @@ class PromiseWarState:
     def card_counts(self) -> np.ndarray:
         """Every card in the game by power, wherever it is (for conservation checks)."""
         total = self.hands.sum(0) + self.deck_counts.sum(0) + self.victory.sum(0)
-        total = total + self.discarded + self.pot_face_up
-        total = total + np.bincount(self.pot_face_down, minlength=self.game.max_power + 1)
+        total = total + self.discarded + self._pot_counts()
         pending = [p for p in self.picks if p >= 0]
         return total + np.bincount(pending, minlength=self.game.max_power + 1)
 
@@ -298,18 +297,22 @@ class PromiseWarState:
             self.contenders = still_in
             self.pick_index = 0
 
-    def _award(self, winner: int) -> None:
-        won = self.pot_face_up + np.bincount(
+    def _pot_counts(self) -> np.ndarray:
+        """Every card in the pot by power, face-down ones included."""
+        if not self.pot_face_down:
+            return self.pot_face_up
+        return self.pot_face_up + np.bincount(
             self.pot_face_down, minlength=self.game.max_power + 1
         )
+
+    def _award(self, winner: int) -> None:
+        won = self._pot_counts()
         self.victory[winner] += won
         self.victory_sizes[winner] += int(won.sum())
         self._end_trick()
 
     def _discard_pot(self) -> None:
-        self.discarded += self.pot_face_up + np.bincount(
-            self.pot_face_down, minlength=self.game.max_power + 1
-        )
+        self.discarded += self._pot_counts()
         self._end_trick()
 
     def _end_trick(self) -> None:

@@ -1,0 +1,75 @@
+"""The package installs as ``cardarena.*`` with every subpackage, and rules stay pure."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE_FOLDERS = ("envs", "agents", "training")
+
+
+def test_imports_from_any_directory(tmp_path):
+    code = "import cardarena.envs, cardarena.agents, cardarena.training; print('ok')"
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    assert done.stdout.strip() == "ok", done.stderr
+    bare = subprocess.run([sys.executable, "-c", "import envs"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert bare.returncode != 0, "the package must not install a bare top-level 'envs'"
+
+
+@pytest.mark.slow
+def test_non_editable_wheel_holds_every_subpackage(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+         "-w", str(tmp_path), str(ROOT)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (wheel,) = tmp_path.glob("cardarena-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for folder in PACKAGE_FOLDERS:
+        for init in (ROOT / folder).rglob("__init__.py"):
+            relative = init.relative_to(ROOT).as_posix()
+            assert f"cardarena/{relative}" in names, f"wheel misses {relative}"
+    assert not any(name.startswith(("envs/", "tests/", "bench/")) for name in names)
+
+
+def _imported_modules(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            found.add("." * node.level + (node.module or ""))
+        elif isinstance(node, ast.ImportFrom):
+            found.add((node.module or "").split(".")[0])
+    return found
+
+
+PURE_CORE = {"..core.errors", "..core.game", "..core.validation"}
+RULES_FILES = sorted((ROOT / "envs").glob("*/rules.py"))
+
+
+@pytest.mark.parametrize("rules", RULES_FILES, ids=lambda path: path.parent.name)
+def test_rules_modules_import_only_numpy_stdlib_and_pure_core(rules):
+    """STYLE.md: rules never import PettingZoo or gymnasium (a test can prove it)."""
+    for module in _imported_modules(rules):
+        if module.startswith(".."):
+            assert module in PURE_CORE, f"{rules} imports {module}, which is not pure core"
+        elif module.startswith("."):
+            sibling = rules.parent / f"{module[1:]}.py"
+            assert not ({"pettingzoo", "gymnasium"} & _imported_modules(sibling)), module
+        else:
+            assert module == "numpy" or module in sys.stdlib_module_names, (
+                f"{rules.name} imports {module}: rules modules use numpy and the stdlib only"
+            )
+    for core in ("errors", "game", "validation"):
+        for module in _imported_modules(ROOT / "envs" / "core" / f"{core}.py"):
+            assert module.startswith(".") or module == "numpy" or module in sys.stdlib_module_names
