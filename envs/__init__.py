@@ -11,10 +11,11 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from . import promise_war_v0
+from . import ironman_war_v0, promise_war_v0
 from .core import CardArenaError, IllegalActionError, InvalidConfigError
 
 ENVS: dict[str, ModuleType] = {
+    "ironman_war_v0": ironman_war_v0,
     "promise_war_v0": promise_war_v0,
 }
 
@@ -57,6 +58,7 @@ __all__ = [
     "CardArenaError",
     "IllegalActionError",
     "InvalidConfigError",
+    "ironman_war_v0",
     "make",
     "make_raw",
     "pettingzoo_id",

@@ -15,6 +15,8 @@ ACCEPTED_API_WARNINGS = (
     "Observation is not a NumPy array",
     "Observation space for each agent probably should be gymnasium.spaces.box",
     "Action mask numpy array is all zeros",
+    # RULES.md names the ironman_war seats iron_man and war_machine.
+    'We recommend agents to be named in the format <descriptor>_<number>, like "player_0"',
 )
 
 

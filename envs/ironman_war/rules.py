@@ -25,9 +25,11 @@ Decisions (the env docstring copies this list). First those RULES.md marks [deci
 
 Further decisions taken here where RULES.md is silent:
 
-- D-1 (IM-2) When a player draws the last card of their deck, a non-empty discard pile is
+- D-1 (IM-2, C-8) When a player draws the last card of their deck, a non-empty discard pile is
   shuffled into a new deck at once. A draw that finds the deck empty (it ran out while the
   discard pile was empty, and cards were discarded since) shuffles the discard pile first.
+  Random draws happen in this order: iron_man's deck shuffle, war_machine's, then every
+  reshuffle as it occurs (iron_man draws before war_machine at round start).
 - D-2 (IM-2, options) With the ``hands`` reset option, round 1's hands are exactly those cards:
   nobody draws in round 1. From round 2 on everyone draws 7 as usual.
 - D-3 (IM-3, C-2) Committing is three decisions per player (battle 1, 2, 3), each asked even
@@ -68,8 +70,9 @@ Further decisions taken here where RULES.md is silent:
 - D-15 (config) ``deck`` is the complete composition: kinds not named count 0. It must hold at
   least one card (after dropping specials in the beginner variant). ``victory_cards`` >= 2,
   ``max_rounds`` >= 1.
-- D-16 (options) Each player must own at least one card (hand plus deck), so every round asks
-  someone something. ``hands`` without ``decks`` may not hold more of a kind than ``deck`` has.
+- D-16 (options) Each player must own at least one card (hand plus deck), so every round from
+  round 2 on asks someone something (round 1 asks nothing only if ``hands`` gives both players
+  an empty hand). ``hands`` without ``decks`` may not hold more of a kind than ``deck`` has.
 """
 
 from __future__ import annotations
@@ -207,12 +210,13 @@ class IronManWarGame:
         decks, hands = self._parse_options(options)
         piles: list[list[int]] = []
         for seat in range(2):
-            if decks[seat] is not None:
-                piles.append(list(reversed(decks[seat])))
+            fixed, hand = decks[seat], hands[seat]
+            if fixed is not None:
+                piles.append(fixed[::-1])
                 continue
             counts = np.asarray(self.deck, dtype=np.int64)
-            if hands[seat] is not None:
-                counts = counts - np.bincount(hands[seat], minlength=NUM_KINDS)
+            if hand is not None:
+                counts = counts - np.bincount(hand, minlength=NUM_KINDS).astype(np.int64)
             pile = np.repeat(_KIND_RANGE, counts)
             rng.shuffle(pile)
             piles.append(pile.tolist())
@@ -232,18 +236,18 @@ class IronManWarGame:
         decks = self._parse_card_lists(options, "decks")
         hands = self._parse_card_lists(options, "hands")
         for seat, agent in enumerate(AGENTS):
-            hand = hands[seat]
-            if hand is not None and decks[seat] is None:
+            hand, fixed = hands[seat] or [], decks[seat]
+            if hands[seat] is not None and fixed is None:
                 held = np.bincount(hand, minlength=NUM_KINDS)
-                for kind in np.flatnonzero(held > np.asarray(self.deck)).tolist():
+                too_many = np.flatnonzero(held > np.asarray(self.deck)).tolist()
+                if too_many:
+                    kind = too_many[0]
                     raise InvalidConfigError(
                         f"options['hands'][{agent!r}] = {[KINDS[k] for k in hand]!r} holds "
                         f"{held[kind]} x {KINDS[kind]} but the configured deck has only "
                         f"{self.deck[kind]}; give options['decks'] too to play other cards"
                     )
-            owned = len(hand or ()) + (
-                len(decks[seat]) if decks[seat] is not None else self.deck_size - len(hand or ())
-            )
+            owned = len(hand) + (len(fixed) if fixed is not None else self.deck_size - len(hand))
             if owned == 0:
                 raise InvalidConfigError(
                     f"options give {agent!r} no card at all (hands "
@@ -311,9 +315,10 @@ class IronManWarState:
 
     Cards: ``hands`` (2, 8) counts per kind, private; ``hand_sizes`` [2] public;
     ``deck_counts`` (2, 8) private (the owner can work it out), deck order hidden;
-    ``deck_sizes`` [2] public; ``discards`` (2, 8) public; ``table`` (2, 8) public, cards of
-    battles won earlier this round; ``battle_cards`` (2, 8) public, face-up cards in the current
-    battle; ``battle_totals`` / ``battle_card_counts`` [2] public, the IM-5 standing.
+    ``deck_sizes`` [2] public; ``discards`` (2, 8) and ``discard_sizes`` [2] public;
+    ``table`` (2, 8) public, cards of battles won earlier this round; ``battle_cards`` (2, 8)
+    public, face-up cards in the current battle; ``battle_totals`` / ``battle_card_counts`` [2]
+    public, the IM-5 standing.
 
     Commit and simultaneous plays (C-3): ``committed`` (2, 3) kind committed per battle this
     round (``NO_CARD`` = none), **private** (the opponent may only see entries already in
@@ -325,7 +330,12 @@ class IronManWarState:
     shield hit, ``NO_CARD`` = none).
 
     Results (public): ``battle_results`` [3] (seat, ``DRAW`` or ``UNDECIDED``),
-    ``battles_won`` [2] this round, ``previous_results`` [3] of the last finished round.
+    ``battles_won`` [2] this round; ``previous_results`` [3] and ``previous_flipped`` (2, 3)
+    of the last finished round (in the beginner variant a round resolves within one step, so
+    this is where its outcome can be seen).
+
+    Lists are plain Python lists (fast scalar access); tables are numpy arrays (int64, except
+    ``face_down``: bool). Hidden from everyone: ``_piles`` (deck order) and ``_rng``.
     """
 
     def __init__(
@@ -359,6 +369,7 @@ class IronManWarState:
         self.battle_results = [UNDECIDED] * NUM_BATTLES
         self.battles_won = [0, 0]
         self.previous_results = [UNDECIDED] * NUM_BATTLES
+        self.previous_flipped = np.full((2, NUM_BATTLES), NO_CARD, dtype=np.int64)
         self.pawns = [1, 1]
         self.round = 1
         self.battle = 0
@@ -404,10 +415,10 @@ class IronManWarState:
             return False
         seat = self.current_seat
         if action < NUM_KINDS:
-            return decision != SHIELD_TARGET and self.hands[seat, action] > 0
+            return decision != SHIELD_TARGET and bool(self.hands[seat, action] > 0)
         if action == CONCEDE:
             return decision == PLAY_OR_CONCEDE
-        return decision == SHIELD_TARGET and self.battle_cards[1 - seat, action - SHIELD_BASE] > 0
+        return decision == SHIELD_TARGET and bool(self.battle_cards[1 - seat, action - SHIELD_BASE])
 
     def apply_action(self, action: int) -> None:
         """Advance by one decision of ``current_seat``; illegal actions change nothing."""
@@ -462,12 +473,19 @@ class IronManWarState:
         for name, value in self.__dict__.items():
             if isinstance(value, np.ndarray):
                 value = value.copy()
-            elif isinstance(value, (list, np.random.Generator)):
-                value = copy.deepcopy(value)
+            elif isinstance(value, list):  # flat lists of ints, or the piles (lists of lists)
+                value = [v[:] if isinstance(v, list) else v for v in value]
             twin.__dict__[name] = value
+        bit_generator = copy.copy(self._rng.bit_generator)
+        twin._rng = np.random.Generator(bit_generator)
         return twin
 
     # --- derived views ---------------------------------------------------------------------
+    @property
+    def discard_sizes(self) -> list[int]:
+        """Cards in each discard pile (public)."""
+        return [int(n) for n in self.discards.sum(axis=1)]
+
     def card_counts(self, seat: int) -> np.ndarray:
         """Every card ``seat`` owns, by kind, wherever it is (for conservation checks)."""
         total = (
@@ -590,7 +608,6 @@ class IronManWarState:
             self.battle_results[battle] = result
             if result != DRAW:
                 self.battles_won[result] += 1
-        self.last_reveal = self.flipped[:, NUM_BATTLES - 1].tolist()
         self.battle = NUM_BATTLES - 1
         self._end_round()
 
@@ -600,6 +617,7 @@ class IronManWarState:
         self.table[:] = 0
         won = self.battles_won
         self.previous_results = list(self.battle_results)
+        self.previous_flipped = self.flipped.copy()
         last = self.game.victory_cards
         for seat in range(2):
             if won[seat] > won[1 - seat] and won[seat] >= 2:

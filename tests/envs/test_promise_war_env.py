@@ -32,7 +32,7 @@ def test_registry_and_pettingzoo_make():
     env.reset(seed=0)
     assert env.possible_agents == [f"player_{i}" for i in range(4)]
     assert make("promise_war_v0").unwrapped.metadata["name"] == "promise_war_v0"
-    with pytest.raises(InvalidConfigError, match="unknown env 'nope'; available: promise_war_v0"):
+    with pytest.raises(InvalidConfigError, match=r"unknown env .nope.; available: .*promise"):
         make("nope")
 
 
