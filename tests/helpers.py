@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import warnings
 from collections.abc import Callable
 
@@ -60,3 +61,22 @@ def random_playout(
         if on_step is not None:
             on_step(agent)
     return final
+
+
+def recorded_game(env, seed: int, disturb_global_rngs: bool, action_seed: int = 99) -> list:
+    """Everything every agent saw in one random game; optionally calls the global ``random``
+    and ``np.random`` between steps, which must change nothing (the env has its own RNG)."""
+    env.reset(seed=seed)
+    rng = np.random.default_rng(action_seed)
+    seen = []
+    for agent in env.agent_iter():
+        observation, reward, terminated, truncated, _ = env.last()
+        seen.append((agent, observation["observation"].tobytes(), reward, terminated, truncated))
+        if disturb_global_rngs:
+            random.random()
+            np.random.random()
+        if terminated or truncated:
+            env.step(None)
+        else:
+            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    return seen

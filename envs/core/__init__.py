@@ -1,6 +1,6 @@
 """Shared environment core: the AEC adapter, errors, observation layouts, validators."""
 
-from .aec import GameAECEnv, coerce_action
+from .aec import GameAECEnv, coerce_action, env_metadata
 from .errors import CardArenaError, IllegalActionError, InvalidConfigError
 from .game import NO_PLAYER, Game, GameState
 from .observation import ObservationLayout, Piece, unit_scale
@@ -18,6 +18,7 @@ __all__ = [
     "Piece",
     "RejectMalformedActionWrapper",
     "coerce_action",
+    "env_metadata",
     "unit_scale",
     "wrap",
 ]

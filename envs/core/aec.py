@@ -8,6 +8,7 @@ pure ``GameState`` (see ``game.py``); this class never decides anything about th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -46,23 +47,30 @@ def coerce_action(action: Any, num_actions: int, agent: str) -> int:
     return index
 
 
-class GameAECEnv(AECEnv[str, ObsDict, int]):
-    """PettingZoo AEC environment around a pure rules ``Game``.
-
-    Subclasses set ``metadata``, build their ``Game`` and ``ObservationLayout`` in
-    ``__init__`` and implement ``encode`` and ``render_text``.
-    """
-
-    metadata: ClassVar[dict[str, Any]] = {
-        "name": "cardarena_game",
+def env_metadata(name: str) -> dict[str, Any]:
+    """PettingZoo classic metadata for env ``name`` (text rendering, no parallel API)."""
+    return {
+        "name": name,
         "render_modes": ["human", "ansi"],
         "is_parallelizable": False,
         "render_fps": 1,
     }
 
-    def __init__(
-        self, game: Game, layout: ObservationLayout, render_mode: str | None = None
-    ) -> None:
+
+class GameAECEnv(AECEnv[str, ObsDict, int]):
+    """PettingZoo AEC environment around a pure rules ``Game``.
+
+    Subclasses set ``metadata`` (``env_metadata(name)``), ``build_game`` (config -> ``Game``,
+    raising ``InvalidConfigError``) and ``build_layout`` (``Game`` -> ``ObservationLayout``),
+    and implement ``encode`` and ``render_text``.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = env_metadata("cardarena_game")
+
+    build_game: Callable[..., Game]
+    build_layout: Callable[[Any], ObservationLayout]
+
+    def __init__(self, render_mode: str | None = None, **config: Any) -> None:
         super().__init__()
         allowed_modes = self.metadata["render_modes"]
         if render_mode is not None and render_mode not in allowed_modes:
@@ -70,6 +78,8 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
                 f"render_mode must be None or one of {allowed_modes}, got {render_mode!r}"
             )
         self.render_mode = render_mode
+        game = self.build_game(**config)
+        layout = self.build_layout(game)
         self.game = game
         self.layout = layout
         self.possible_agents = list(game.agent_names)

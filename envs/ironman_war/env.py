@@ -159,7 +159,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import GameAECEnv, ObservationLayout, Piece, wrap
+from ..core import GameAECEnv, ObservationLayout, Piece, env_metadata, wrap
 from .render import render_table
 from .rules import (
     COMMIT,
@@ -252,17 +252,13 @@ def _span(layout: ObservationLayout, first: str, last: str) -> slice:
 class raw_env(GameAECEnv):
     """Iron Man 2 Game of War; raises ``IllegalActionError`` on an illegal action."""
 
-    metadata = {
-        "name": "ironman_war_v0",
-        "render_modes": ["human", "ansi"],
-        "is_parallelizable": False,
-        "render_fps": 1,
-    }
+    metadata = env_metadata("ironman_war_v0")
+    build_game = staticmethod(make_game)
+    build_layout = staticmethod(observation_layout)
 
     def __init__(self, render_mode: str | None = None, **config: Any) -> None:
-        game = make_game(**config)
-        layout = observation_layout(game)
-        super().__init__(game, layout, render_mode)
+        super().__init__(render_mode, **config)
+        layout = self.layout
         self._counts = _span(layout, "hand", "face_down")
         self._kinds = _span(layout, "own_committed", "last_reveal")
         self._results = _span(layout, "battle_results", "previous_results")

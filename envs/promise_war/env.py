@@ -113,7 +113,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import GameAECEnv, ObservationLayout, Piece, wrap
+from ..core import GameAECEnv, ObservationLayout, Piece, env_metadata, wrap
 from .render import render_table
 from .rules import HAND_SIZE, TIEBREAK, PromiseWarGame, PromiseWarState, make_game
 
@@ -145,21 +145,17 @@ def observation_layout(game: PromiseWarGame) -> ObservationLayout:
 class raw_env(GameAECEnv):
     """War! for Promise TCG decks; raises ``IllegalActionError`` on an illegal action."""
 
-    metadata = {
-        "name": "promise_war_v0",
-        "render_modes": ["human", "ansi"],
-        "is_parallelizable": False,
-        "render_fps": 1,
-    }
+    metadata = env_metadata("promise_war_v0")
+    build_game = staticmethod(make_game)
+    build_layout = staticmethod(observation_layout)
 
     def __init__(self, render_mode: str | None = None, **config: Any) -> None:
-        game = make_game(**config)
-        layout = observation_layout(game)
-        super().__init__(game, layout, render_mode)
-        self._powers = game.max_power + 1
+        super().__init__(render_mode, **config)
+        layout = self.layout
+        self._powers = self.num_actions
         self._start = {piece.name: layout[piece.name].start for piece in layout.pieces}
         # hand_sizes .. has_picked are six consecutive per-seat blocks, filled in one go.
-        if self._start["has_picked"] != self._start["hand_sizes"] + 5 * game.num_players:
+        if self._start["has_picked"] != self._start["hand_sizes"] + 5 * len(self.possible_agents):
             raise RuntimeError("observation layout changed: per-seat blocks are not contiguous")
 
     def encode(self, state: PromiseWarState, seat: int) -> np.ndarray:  # type: ignore[override]

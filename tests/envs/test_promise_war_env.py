@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pettingzoo
 import pytest
-from helpers import random_playout, strict_api_test
+from helpers import random_playout, recorded_game, strict_api_test
 from pettingzoo.test import seed_test
 
 from cardarena.envs import ENVS, make, make_raw, promise_war_v0
@@ -124,32 +124,14 @@ def test_hidden_information_does_not_leak(seed):
         )
 
 
-def _trajectory(seed: int, disturb: bool):
-    env = promise_war_v0.env(num_players=3)
-    env.reset(seed=seed)
-    rng = np.random.default_rng(99)
-    seen = []
-    for agent in env.agent_iter():
-        observation, reward, terminated, truncated, _ = env.last()
-        seen.append((agent, observation["observation"].tobytes(), reward, terminated, truncated))
-        if disturb:
-            random.random()
-            np.random.random()
-        if terminated or truncated:
-            env.step(None)
-        else:
-            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
-    return seen
-
-
 def test_same_seed_and_actions_give_the_same_game_bit_for_bit_whatever_global_rngs_do():
     random.seed(1)
     np.random.seed(1)
-    first = _trajectory(7, disturb=False)
+    first = recorded_game(promise_war_v0.env(num_players=3), 7, disturb_global_rngs=False)
     random.seed(2)
     np.random.seed(2)
-    assert _trajectory(7, disturb=True) == first
-    assert _trajectory(8, disturb=False) != first
+    assert recorded_game(promise_war_v0.env(num_players=3), 7, disturb_global_rngs=True) == first
+    assert recorded_game(promise_war_v0.env(num_players=3), 8, disturb_global_rngs=False) != first
 
 
 def test_reset_without_seed_continues_the_generator():
