@@ -1,7 +1,8 @@
 """The main job: train a small MaskablePPO agent on promise_war_v0 against a random player,
 then report its win rate against the random player beside a random-vs-random baseline.
 
-    python -m cardarena.training.demo [--timesteps 60000] [--eval-games 400] [--seed 0]
+    python -m cardarena.training.demo [--env promise_war_v0] [--timesteps 60000]
+        [--eval-games 400] [--seed 0] [--save PATH | --no-save]
 
 Needs the ``train`` extra. One explicit seeding block; every result is reproducible from
 ``--seed`` on the same machine and library versions.
@@ -27,16 +28,18 @@ from .single_agent import SingleAgentEnv
 class DemoArgs:
     env: str = "promise_war_v0"
     """Which registered env to train on."""
-    num_players: int = 2
-    """Seats at the table; the learner takes a random one each game, random players the rest."""
+    num_players: int | None = None
+    """Seats at the table for envs that take ``num_players`` (None: the env's default). The
+    learner takes a random seat each game; random players take the rest."""
     timesteps: int = 60_000
     """Learner decisions to train for (about a minute on 2 CPU cores)."""
     eval_games: int = 400
     """Games against the random player for the final win rate (seats rotate)."""
     seed: int = 0
     """Seeds torch, the env, the opponents and the evaluation games."""
-    save: Path | None = Path("runs/promise_war_maskable_ppo.zip")
-    """Where to save the model (None: do not save)."""
+    save: Path | None = None
+    """Where to save the model (None: do not save). The CLI default is
+    ``runs/<env>_maskable_ppo.zip``; ``--no-save`` skips saving."""
 
 
 def parse_args(argv: list[str] | None = None) -> DemoArgs:
@@ -47,9 +50,10 @@ def parse_args(argv: list[str] | None = None) -> DemoArgs:
     parser.add_argument("--timesteps", type=int, default=defaults.timesteps)
     parser.add_argument("--eval-games", type=int, default=defaults.eval_games)
     parser.add_argument("--seed", type=int, default=defaults.seed)
-    parser.add_argument("--save", default=str(defaults.save), help="model path; '' to skip")
+    parser.add_argument("--save", type=Path, help="default: runs/<env>_maskable_ppo.zip")
+    parser.add_argument("--no-save", action="store_true", help="do not save the model")
     ns = parser.parse_args(argv)
-    save = Path(ns.save) if ns.save else None
+    save = None if ns.no_save else (ns.save or Path("runs") / f"{ns.env}_maskable_ppo.zip")
     return DemoArgs(ns.env, ns.num_players, ns.timesteps, ns.eval_games, ns.seed, save)
 
 
@@ -63,7 +67,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             "pip install 'cardarena[train]'"
         ) from missing
     args = parse_args(argv)
-    config = {"num_players": args.num_players}
+    config = {} if args.num_players is None else {"num_players": args.num_players}
 
     # Seeding: torch for the network, the bridge's seed for env deals and opponents.
     torch.manual_seed(args.seed)
@@ -96,15 +100,16 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     def env_fn():
         return make(args.env, **config)
 
-    box = env_fn().observation_space("player_0")["observation"]
+    probe = env_fn()
+    box = probe.observation_space(probe.possible_agents[0])["observation"]
     trained = MaskablePolicyAgent(model, box)
     eval_seed = args.seed + 1_000_000  # games never seen in training
     result = evaluate(env_fn, trained, RandomAgent(args.seed + 1), args.eval_games, eval_seed)
     baseline = evaluate(
         env_fn, RandomAgent(args.seed + 2), RandomAgent(args.seed + 3), args.eval_games, eval_seed
     )
-    print(f"{args.env}, {args.num_players} players: trained MaskablePPO for {args.timesteps} "
-          f"steps in {train_seconds:.0f} s")
+    print(f"{args.env}, {len(probe.possible_agents)} players: trained MaskablePPO for "
+          f"{args.timesteps} steps in {train_seconds:.0f} s")
     print(f"  trained agent vs random: {result.summary()}")
     print(f"  random vs random:        {baseline.summary()}")
     if args.save is not None:

@@ -59,13 +59,13 @@ opponent. Index ranges for the default config (55-card decks):
 | 16-31 | battle_cards | per seat: cards in the current battle, count per kind |
 | 32-47 | table | per seat: cards kept on the table from battles won |
 | 48-63 | discards | per seat: discard pile (face up), count per kind |
-| 64-69 | face_down | per seat, per battle: a committed card still lies face down |
-| 70-93 | own_committed | your card committed to battle 1, 2, 3: one-hot kind each |
-| 94-141 | flipped | per seat, per battle: one-hot kind flipped at battle start |
-| 142-189 | previous_flipped | last round, per seat, per battle: one-hot kind flipped |
-| 190-205 | last_reveal | per seat: one-hot kind of the latest cards revealed together |
-| 206-214 | battle_results | per battle: one-hot won by you, won by opponent, draw |
-| 215-223 | previous_results | last round, per battle: won by you, by opponent, draw |
+| 64-87 | own_committed | your card committed to battle 1, 2, 3: one-hot kind each |
+| 88-135 | flipped | per seat, per battle: one-hot kind flipped at battle start |
+| 136-183 | previous_flipped | last round, per seat, per battle: one-hot kind flipped |
+| 184-199 | last_reveal | per seat: one-hot kind of the latest cards revealed together |
+| 200-208 | battle_results | per battle: one-hot won by you, won by opponent, draw |
+| 209-217 | previous_results | last round, per battle: won by you, by opponent, draw |
+| 218-223 | face_down | per seat, per battle: a committed card still lies face down |
 | 224-225 | has_pending | per seat: has picked in the current simultaneous play |
 | 226-227 | battle_totals | per seat: total in the current battle (IM-5) |
 | 228-229 | battle_card_counts | per seat: cards in the current battle |
@@ -186,26 +186,34 @@ def _result_rows(seat: int) -> np.ndarray:
     return _RESULT_ONE_HOT[columns]
 
 
-def _gather(blocks: list[tuple[int, int]], seat: int) -> np.ndarray:
-    """Indices into the flat concatenation of (2, width) tables, ``blocks`` = [(width, rows)]:
-    rows == 1 takes only the observer's row, rows == 2 takes observer's then opponent's."""
+def _gather(rows_per_block: list[int], width: int, seat: int) -> np.ndarray:
+    """Indices into a flattened stack of (2, width) tables: per table, the observer's row
+    only (1) or the observer's row then the opponent's (2)."""
     index: list[int] = []
-    offset = 0
-    for width, rows in blocks:
-        order = (seat,) if rows == 1 else (seat, 1 - seat)
-        for row in order:
-            index.extend(range(offset + row * width, offset + (row + 1) * width))
-        offset += 2 * width
+    for block, rows in enumerate(rows_per_block):
+        for row in (seat,) if rows == 1 else (seat, 1 - seat):
+            start = (2 * block + row) * width
+            index.extend(range(start, start + width))
     return np.array(index)
 
 
-_RESULT_ROWS = (_result_rows(0), _result_rows(1))
-# Flat sources, in encode's concatenation order: hands, deck_counts, battle_cards, table,
-# discards, face_down / committed, flipped, previous_flipped, last_reveal.
-_COUNT_BLOCKS = [(NUM_KINDS, 1), (NUM_KINDS, 1)] + [(NUM_KINDS, 2)] * 3 + [(3, 2)]
-_KIND_BLOCKS = [(3, 1), (3, 2), (3, 2), (1, 2)]
-_COUNT_GATHER = (_gather(_COUNT_BLOCKS, 0), _gather(_COUNT_BLOCKS, 1))
-_KIND_GATHER = (_gather(_KIND_BLOCKS, 0), _gather(_KIND_BLOCKS, 1))
+def _result_vectors(seat: int) -> dict[tuple[int, ...], np.ndarray]:
+    """Every possible round of three battle results -> its 9 one-hot floats for ``seat``."""
+    rows = _result_rows(seat)
+    values = (UNDECIDED, 0, 1, DRAW)
+    return {
+        (a, b, c): np.concatenate([rows[a + 1], rows[b + 1], rows[c + 1]])
+        for a in values
+        for b in values
+        for c in values
+    }
+
+
+# Stacks, in encode's order: hands, deck_counts, battle_cards, table, discards (width 8) /
+# committed, flipped, previous_flipped (width 3).
+_COUNT_GATHER = tuple(_gather([1, 1, 2, 2, 2], NUM_KINDS, seat) for seat in (0, 1))
+_KIND_GATHER = tuple(_gather([1, 2, 2], 3, seat) for seat in (0, 1))
+_RESULT_VECTORS = (_result_vectors(0), _result_vectors(1))
 
 
 def observation_layout(game: IronManWarGame) -> ObservationLayout:
@@ -221,13 +229,13 @@ def observation_layout(game: IronManWarGame) -> ObservationLayout:
         ("battle_cards", 16, cards, "per seat: cards in the current battle, count per kind"),
         ("table", 16, cards, "per seat: cards kept on the table from battles won"),
         ("discards", 16, cards, "per seat: discard pile (face up), count per kind"),
-        ("face_down", 6, 1, "per seat, per battle: a committed card still lies face down"),
         ("own_committed", 24, 1, "your card committed to battle 1, 2, 3: one-hot kind each"),
         ("flipped", 48, 1, "per seat, per battle: one-hot kind flipped at battle start"),
         ("previous_flipped", 48, 1, "last round, per seat, per battle: one-hot kind flipped"),
         ("last_reveal", 16, 1, "per seat: one-hot kind of the latest cards revealed together"),
         ("battle_results", 9, 1, "per battle: one-hot won by you, won by opponent, draw"),
         ("previous_results", 9, 1, "last round, per battle: won by you, by opponent, draw"),
+        ("face_down", 6, 1, "per seat, per battle: a committed card still lies face down"),
         ("has_pending", 2, 1, "per seat: has picked in the current simultaneous play"),
         ("battle_totals", 2, 12 * cards, "per seat: total in the current battle (IM-5)"),
         ("battle_card_counts", 2, cards, "per seat: cards in the current battle"),
@@ -259,10 +267,12 @@ class raw_env(GameAECEnv):
     def __init__(self, render_mode: str | None = None, **config: Any) -> None:
         super().__init__(render_mode, **config)
         layout = self.layout
-        self._counts = _span(layout, "hand", "face_down")
-        self._kinds = _span(layout, "own_committed", "last_reveal")
-        self._results = _span(layout, "battle_results", "previous_results")
-        self._scalars = _span(layout, "has_pending", "round")
+        self._counts = _span(layout, "hand", "discards")
+        self._kinds = _span(layout, "own_committed", "previous_flipped")
+        self._last_reveal = layout["last_reveal"].start
+        self._battle_results = layout["battle_results"]
+        self._previous_results = layout["previous_results"]
+        self._scalars = _span(layout, "face_down", "round")
         self._own_pending = layout["own_pending"].start
         self._battle = layout["battle"].start
         self._decision = layout["decision"].start
@@ -272,19 +282,20 @@ class raw_env(GameAECEnv):
         other = 1 - seat
         obs = self.layout.zeros()
         counts = np.concatenate(
-            (state.hands, state.deck_counts, state.battle_cards, state.table, state.discards,
-             state.face_down),
-            axis=None,
-        )  # fmt: skip
-        obs[self._counts] = counts[_COUNT_GATHER[seat]]
-        kinds = np.concatenate(
-            (state.committed, state.flipped, state.previous_flipped, state.last_reveal), axis=None
+            (state.hands, state.deck_counts, state.battle_cards, state.table, state.discards)
         )
-        obs[self._kinds] = _KIND_ONE_HOT[kinds[_KIND_GATHER[seat]]].ravel()
-        results = np.array(state.battle_results + state.previous_results) + 1
-        obs[self._results] = _RESULT_ROWS[seat][results].ravel()
-        discard_sizes = state.discards.sum(axis=1).tolist()
-        scalars = []
+        obs[self._counts] = counts.ravel()[_COUNT_GATHER[seat]]
+        kinds = np.concatenate((state.committed, state.flipped, state.previous_flipped))
+        obs[self._kinds] = _KIND_ONE_HOT[kinds.ravel()[_KIND_GATHER[seat]]].ravel()
+        for rel, kind in enumerate((state.last_reveal[seat], state.last_reveal[other])):
+            if kind >= 0:
+                obs[self._last_reveal + rel * NUM_KINDS + kind] = 1.0
+        results = _RESULT_VECTORS[seat]
+        obs[self._battle_results] = results[tuple(state.battle_results)]
+        obs[self._previous_results] = results[tuple(state.previous_results)]
+        face_down = state.face_down.tolist()
+        discards = state.discards.tolist()
+        scalars = face_down[seat] + face_down[other]
         for values in (
             state.has_pending,
             state.battle_totals,
@@ -292,7 +303,7 @@ class raw_env(GameAECEnv):
             state.battles_won,
             state.hand_sizes,
             state.deck_sizes,
-            discard_sizes,
+            (sum(discards[0]), sum(discards[1])),
             state.pawns,
         ):
             scalars.append(values[seat])

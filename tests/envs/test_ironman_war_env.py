@@ -273,3 +273,68 @@ def test_render_shows_the_table_and_only_the_acting_players_hand(capsys):
     human = scenario([A5, A1, A2, UP], [A3, A3, A3, FA], render_mode="human")
     human.render()
     assert capsys.readouterr().out.strip() == text
+
+
+def _reference_view(state, seat):
+    """The observation written out piece by piece from the rules state, the slow obvious way,
+    to pin the optimised encoder."""
+    me, opp = seat, 1 - seat
+
+    def one_hot(kind, size=8):
+        row = np.zeros(size)
+        if kind >= 0:
+            row[kind] = 1
+        return row
+
+    def result(value):
+        return one_hot({me: 0, opp: 1, 2: 2}.get(value, -1), 3)
+
+    both = (me, opp)
+    return {
+        "hand": state.hands[me],
+        "own_deck": state.deck_counts[me],
+        "battle_cards": np.concatenate([state.battle_cards[s] for s in both]),
+        "table": np.concatenate([state.table[s] for s in both]),
+        "discards": np.concatenate([state.discards[s] for s in both]),
+        "own_committed": np.concatenate([one_hot(k) for k in state.committed[me]]),
+        "flipped": np.concatenate([one_hot(k) for s in both for k in state.flipped[s]]),
+        "previous_flipped": np.concatenate(
+            [one_hot(k) for s in both for k in state.previous_flipped[s]]
+        ),
+        "last_reveal": np.concatenate([one_hot(state.last_reveal[s]) for s in both]),
+        "battle_results": np.concatenate([result(r) for r in state.battle_results]),
+        "previous_results": np.concatenate([result(r) for r in state.previous_results]),
+        "face_down": np.concatenate([state.face_down[s] for s in both]),
+        "has_pending": [state.has_pending[s] for s in both],
+        "battle_totals": [state.battle_totals[s] for s in both],
+        "battle_card_counts": [state.battle_card_counts[s] for s in both],
+        "battles_won": [state.battles_won[s] for s in both],
+        "hand_sizes": [state.hand_sizes[s] for s in both],
+        "deck_sizes": [state.deck_sizes[s] for s in both],
+        "discard_sizes": [state.discard_sizes[s] for s in both],
+        "pawns": [state.pawns[s] for s in both],
+        "round": [state.round],
+        "own_pending": one_hot(state.pending_play[me] if state.has_pending[me] else -1),
+        "battle": one_hot(state.battle, 3),
+        "decision": one_hot(state.decision if state.decision < 4 else -1, 4),
+        "commit_slot": one_hot(state.commit_slot if state.decision == 0 else -1, 3),
+    }
+
+
+@pytest.mark.parametrize("variant", ["advanced", "beginner"])
+def test_encoder_matches_a_piece_by_piece_reference(variant):
+    env = ironman_war_v0.raw_env(variant=variant)
+    rng = np.random.default_rng(1)
+    checked = 0
+    for game in range(20):
+        env.reset(seed=game)
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            for seat, agent in enumerate(env.possible_agents):
+                encoded = view(env, agent)
+                reference = _reference_view(env.game_state, seat)
+                assert encoded.keys() == reference.keys()
+                for name, values in reference.items():
+                    assert encoded[name].tolist() == np.asarray(values, float).tolist(), name
+                checked += 1
+            env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+    assert checked > 500
