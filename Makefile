@@ -26,6 +26,7 @@ demo: $(VENV)/.installed-train
 
 lint: $(VENV)/.installed-dev
 	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 	$(PY) -m mypy envs agents training
 
 test: lint

@@ -84,8 +84,10 @@ def main() -> None:
         median = statistics.median(samples)
         print(f"{name:<20} {median:>17,.0f} {min(samples):>9,.0f} {max(samples):>9,.0f} "
               f"{median / reference:>16.2f}")  # fmt: skip
-    print(f"({args.rounds} interleaved rounds of {args.seconds:g} s each, wrapped env(), "
-          "random legal actions)")
+    print(
+        f"({args.rounds} interleaved rounds of {args.seconds:g} s each, wrapped env(), "
+        "random legal actions)"
+    )
 
 
 if __name__ == "__main__":

@@ -108,8 +108,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     baseline = evaluate(
         env_fn, RandomAgent(args.seed + 2), RandomAgent(args.seed + 3), args.eval_games, eval_seed
     )
-    print(f"{args.env}, {len(probe.possible_agents)} players: trained MaskablePPO for "
-          f"{args.timesteps} steps in {train_seconds:.0f} s")
+    print(
+        f"{args.env}, {len(probe.possible_agents)} players: trained MaskablePPO for "
+        f"{args.timesteps} steps in {train_seconds:.0f} s"
+    )
     print(f"  trained agent vs random: {result.summary()}")
     print(f"  random vs random:        {baseline.summary()}")
     if args.save is not None:

@@ -55,7 +55,8 @@ def play_game(env: AECEnv, agents: dict[str, Agent], seed: int | None = None) ->
         observation, reward, terminated, truncated, _ = env.last()
         if terminated or truncated:
             rewards[agent] = float(reward)
-            truncated_any |= bool(truncated)
+            # An illegal move sets both flags (PettingZoo's TerminateIllegalWrapper): a loss.
+            truncated_any |= bool(truncated) and not terminated
             env.step(None)
         else:
             env.step(agents[agent].act(observation))
@@ -70,7 +71,14 @@ def evaluate(
     games: int,
     seed: int = 0,
 ) -> MatchResult:
-    """``agent`` against ``opponent`` in every other seat; the agent's seat rotates per game."""
+    """``agent`` against ``opponent`` in every other seat; the agent's seat rotates per game.
+
+    Agents with a ``seed`` method are reseeded from ``seed`` first, so the same call gives the
+    same result.
+    """
+    for index, player in enumerate((agent, opponent)):
+        if hasattr(player, "seed"):
+            player.seed(seed * 2 + index)
     env = env_fn()
     seats = list(env.possible_agents)
     wins = draws = losses = truncated = 0

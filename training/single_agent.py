@@ -52,7 +52,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise InvalidConfigError(f"learner must be one of {seats} or None, got {learner!r}")
         self.fixed_learner = learner
         self.learner = learner or seats[0]
-        self.opponents = self._opponents(opponent, seats)
+        self.opponents = self._opponents(opponent, [s for s in seats if s != learner])
         box = self.aec.observation_space(seats[0])["observation"]
         self._scale = unit_scale(box)
         self.observation_space = spaces.Box(0.0, 1.0, box.shape, dtype=np.float32)
@@ -67,8 +67,8 @@ class SingleAgentEnv(gymnasium.Env):
             missing = [seat for seat in seats if seat not in opponent]
             if missing:
                 raise InvalidConfigError(
-                    f"opponent dict must name an Agent for every seat the learner may leave "
-                    f"empty; missing {missing}"
+                    f"opponent dict must name an Agent for every seat the learner does not "
+                    f"take; missing {missing}"
                 )
             return dict(opponent)
         if not isinstance(opponent, Agent):
@@ -118,4 +118,3 @@ class SingleAgentEnv(gymnasium.Env):
             else:
                 aec.step(self.opponents[agent].act(observation))
         raise RuntimeError(f"{self.learner} left the game without seeing its last step")
-

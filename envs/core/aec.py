@@ -168,7 +168,9 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
     def observe(self, agent: str) -> ObsDict:
         state = self.game_state
         seat = self.agent_name_mapping[agent]
-        if seat == state.current_player():
+        # A wrapper may end the game (illegal move) while the rules state still runs.
+        finished = self.terminations.get(agent, False) or self.truncations.get(agent, False)
+        if seat == state.current_player() and not finished:
             mask = state.legal_action_mask().astype(np.int8)
         else:
             mask = self._no_actions.copy()

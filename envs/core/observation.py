@@ -38,9 +38,7 @@ class ObservationLayout:
             self._slices[piece.name] = slice(offset, offset + piece.size)
             offset += piece.size
         self.size = offset
-        self.high = np.concatenate(
-            [np.full(p.size, p.high, dtype=np.float32) for p in self.pieces]
-        )
+        self.high = np.concatenate([np.full(p.size, p.high, dtype=np.float32) for p in self.pieces])
 
     def __getitem__(self, name: str) -> slice:
         return self._slices[name]

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import numpy as np
+
 from .errors import InvalidConfigError
 
 
@@ -25,11 +27,14 @@ def check_known_keys(given: Mapping[str, Any], allowed: Iterable[str], what: str
 
 def check_int(value: Any, key: str, low: int, high: int | None = None) -> int:
     """Return ``value`` as int if it is an integer (not bool) in ``[low, high]``."""
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        number = int(value.__index__())
+    except (AttributeError, TypeError):
         raise InvalidConfigError(
             f"{key} must be an integer, got {value!r} ({type(value).__name__})"
-        )
-    number = int(value.__index__())
+        ) from None
     if number < low or (high is not None and number > high):
         bounds = f">= {low}" if high is None else f"in {low}..{high}"
         raise InvalidConfigError(f"{key} must be {bounds}, got {number}")
@@ -46,10 +51,15 @@ def check_choice(value: Any, key: str, choices: Iterable[Any]) -> Any:
     return value
 
 
+def is_sequence(value: Any) -> bool:
+    """A list, tuple or 1-D numpy array (strings and dicts are not sequences here)."""
+    return isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim == 1)
+
+
 def check_sequence(value: Any, key: str) -> list[Any]:
-    """Return ``value`` as a list if it is a list or tuple (strings and dicts are refused)."""
+    """Return ``value`` as a list if it is a list, tuple or 1-D numpy array."""
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        return value.tolist()
     if not isinstance(value, (list, tuple)):
-        raise InvalidConfigError(
-            f"{key} must be a list, got {value!r} ({type(value).__name__})"
-        )
+        raise InvalidConfigError(f"{key} must be a list, got {value!r} ({type(value).__name__})")
     return list(value)

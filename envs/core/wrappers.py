@@ -81,6 +81,10 @@ class RejectMalformedActionWrapper(_ReadsFromRaw, BaseWrapper):
                     f"{agent} is to act: action None is only for agents whose game is over"
                 )
             action = coerce_action(action, raw.num_actions, agent)
+        elif raw.agents and action is not None:
+            raise IllegalActionError(
+                f"the game is over for {agent}: the only valid action is None, got {action!r}"
+            )
         super().step(action)
 
 

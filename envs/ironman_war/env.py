@@ -146,6 +146,9 @@ with -1 for the offender (0 for the other); `raw_env` raises `IllegalActionError
 - D-15 (config): `deck` must hold at least one card; `victory_cards` >= 2, `max_rounds` >= 1.
 - D-16 (options): each player must own at least one card; `hands` without `decks` may not
   hold more of a kind than the configured deck.
+- D-17 (options, C-6): fixed hands and decks may hold any valid cards, but no more cards in
+  all than the configured deck, since that sizes the observation bounds; configure a larger
+  `deck` to play bigger fixed decks.
 - Rendering shows the public table plus the hand of the player to act (a human's seat).
 
 ## Version History

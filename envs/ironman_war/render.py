@@ -34,6 +34,21 @@ def _result(state: IronManWarState, battle: int) -> str:
     return "to come"
 
 
+def _last_round(state: IronManWarState) -> str | None:
+    """The previous round's flips and results: a beginner round (and the last battle of an
+    advanced one) resolves inside one step, so this is where its outcome shows."""
+    if all(result == UNDECIDED for result in state.previous_results):
+        return None
+    battles = []
+    for battle, result in enumerate(state.previous_results):
+        flips = " vs ".join(
+            KINDS[k] if k != NO_CARD else "none" for k in state.previous_flipped[:, battle]
+        )
+        outcome = "draw" if result == DRAW else f"won by {AGENTS[result]}"
+        battles.append(f"{battle + 1} {outcome} ({flips})")
+    return "  last round: " + "; ".join(battles)
+
+
 def render_table(state: IronManWarState) -> str:
     game = state.game
     seat = state.current_player()
@@ -48,9 +63,11 @@ def render_table(state: IronManWarState) -> str:
         f"battle {state.battle + 1} of {NUM_BATTLES}; {status}",
         f"  pawns on Victory Cards 1..{game.victory_cards}: "
         + ", ".join(f"{AGENTS[s]} at {state.pawns[s]}" for s in range(2)),
-        "  battles: "
-        + "; ".join(f"{b + 1} {_result(state, b)}" for b in range(NUM_BATTLES)),
+        "  battles: " + "; ".join(f"{b + 1} {_result(state, b)}" for b in range(NUM_BATTLES)),
     ]
+    last_round = _last_round(state)
+    if last_round is not None:
+        lines.append(last_round)
     for s in range(2):
         face_down = [str(b + 1) for b in range(NUM_BATTLES) if state.face_down[s, b]]
         flipped = [KINDS[k] if k != NO_CARD else "none" for k in state.flipped[s]]

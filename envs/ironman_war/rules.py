@@ -73,6 +73,9 @@ Further decisions taken here where RULES.md is silent:
 - D-16 (options) Each player must own at least one card (hand plus deck), so every round from
   round 2 on asks someone something (round 1 asks nothing only if ``hands`` gives both players
   an empty hand). ``hands`` without ``decks`` may not hold more of a kind than ``deck`` has.
+- D-17 (options, C-6) Fixed hands and decks may hold any valid cards, but no more cards in all
+  than the configured deck: the observation bounds (and so a trained network's input scaling)
+  are fixed when the env is created. Configure a larger ``deck`` to play bigger fixed decks.
 """
 
 from __future__ import annotations
@@ -222,9 +225,7 @@ class IronManWarGame:
             piles.append(pile.tolist())
         return IronManWarState(self, rng, piles, hands if hands[0] is not None else None)
 
-    def _parse_options(
-        self, options: Any
-    ) -> tuple[list[list[int] | None], list[list[int] | None]]:
+    def _parse_options(self, options: Any) -> tuple[list[list[int] | None], list[list[int] | None]]:
         none: list[list[int] | None] = [None, None]
         if options is None:
             return none, list(none)
@@ -253,6 +254,12 @@ class IronManWarGame:
                     f"options give {agent!r} no card at all (hands "
                     f"{options.get('hands', {}).get(agent)!r}, decks "
                     f"{options.get('decks', {}).get(agent)!r}); each player needs at least one"
+                )
+            if owned > self.deck_size:
+                raise InvalidConfigError(
+                    f"options give {agent!r} {owned} cards (hands + decks) but this env is "
+                    f"configured for decks of {self.deck_size} cards, which bounds its "
+                    f"observation space (D-17); configure a larger `deck` to play more cards"
                 )
         return decks, hands
 

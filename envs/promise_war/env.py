@@ -35,7 +35,9 @@ config (2 players, `max_power=10`); see below for the general formula.
 - `render_mode`: `None`, `"ansi"` (render returns the text) or `"human"` (prints it).
 
 `reset(seed=None, options=None)`: `options={"decks": [[powers, top first], ...]}` fixes every
-player's draw pile in that order (one list per player, at least one card each).
+player's draw pile in that order (one list per player, at least one card each). [decided]
+Fixed decks may hold any valid powers but must fit the observation bounds set by the
+configured decks (no deck longer than the longest configured one, no more cards in all).
 
 ## Observation Space
 
@@ -121,7 +123,7 @@ from .rules import HAND_SIZE, TIEBREAK, PromiseWarGame, PromiseWarState, make_ga
 def observation_layout(game: PromiseWarGame) -> ObservationLayout:
     """The observation pieces of ``game``; the docstring table above is generated from this."""
     n, powers = game.num_players, game.max_power + 1
-    total, deck = game.total_cards, max(len(d) for d in game.decks)
+    total, deck = game.total_cards, game.largest_deck
     pieces = [
         ("hand", powers, HAND_SIZE, "your hand: count of cards of each power 0..max_power"),
         ("own_pick", powers, 1, "your face-down pick waiting for the reveal (one-hot power)"),

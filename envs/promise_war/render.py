@@ -23,9 +23,7 @@ def render_table(state: PromiseWarState) -> str:
         status = f"truncated at the cap of {state.game.max_tricks} tricks"
     else:
         status = f"to act: player_{actor}"
-    lines = [
-        f"Promise War: trick {state.tricks_played + 1}, {PHASE_NAMES[state.phase]}; {status}"
-    ]
+    lines = [f"Promise War: trick {state.tricks_played + 1}, {PHASE_NAMES[state.phase]}; {status}"]
     for seat in range(state.num_players):
         marks = []
         if state.sitting_out[seat]:

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..core.errors import IllegalActionError, InvalidConfigError
 from ..core.game import NO_PLAYER
-from ..core.validation import check_int, check_known_keys, check_sequence
+from ..core.validation import check_int, check_known_keys, check_sequence, is_sequence
 
 HAND_SIZE = 3
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
@@ -81,12 +81,27 @@ class PromiseWarGame:
         """Upper bound of every card count, used for observation bounds."""
         return sum(len(deck) for deck in self.decks)
 
+    @property
+    def largest_deck(self) -> int:
+        """Upper bound of any one player's draw pile, used for observation bounds."""
+        return _largest(self.decks)
+
+    def _check_fits_observation(self, decks: tuple[tuple[int, ...], ...]) -> None:
+        """Fixed decks may hold any valid cards but must fit the observation bounds, which
+        the configured decks fix when the env is created [decided]."""
+        if _largest(decks) > self.largest_deck or sum(map(len, decks)) > self.total_cards:
+            raise InvalidConfigError(
+                f"options['decks'] hold {[len(d) for d in decks]} cards but this env is "
+                f"configured for decks of {[len(d) for d in self.decks]}, which bound its "
+                "observation space; configure larger `decks` to play bigger fixed decks"
+            )
+
     def new_initial_state(
         self, rng: np.random.Generator, options: dict[str, Any] | None = None
     ) -> PromiseWarState:
         """PW-2: shuffle each deck (unless fixed by ``options["decks"]``) and deal 3 each."""
         fixed = None
-        if options:
+        if options is not None:
             if not isinstance(options, dict):
                 raise InvalidConfigError(f"reset options must be a dict, got {options!r}")
             check_known_keys(options, RESET_OPTION_KEYS, "reset option")
@@ -94,6 +109,8 @@ class PromiseWarGame:
                 fixed = _check_per_player_decks(
                     options["decks"], "options['decks']", self.num_players, self.max_power
                 )
+        if fixed is not None:
+            self._check_fits_observation(fixed)
         if fixed is None:
             piles = []
             for deck in self.decks:
@@ -102,6 +119,10 @@ class PromiseWarGame:
         else:
             piles = [list(deck) for deck in fixed]
         return PromiseWarState(self, rng, piles)
+
+
+def _largest(decks: tuple[tuple[int, ...], ...]) -> int:
+    return max(len(deck) for deck in decks)
 
 
 def make_game(
@@ -118,7 +139,7 @@ def make_game(
         per_player = (default_deck(max_power),) * num_players
     else:
         listed = check_sequence(decks, "decks")
-        if listed and all(isinstance(d, (list, tuple)) for d in listed):
+        if listed and all(is_sequence(d) for d in listed):
             per_player = _check_per_player_decks(listed, "decks", num_players, max_power)
         else:
             per_player = (_check_deck(listed, "decks", max_power),) * num_players
@@ -301,9 +322,7 @@ class PromiseWarState:
         """Every card in the pot by power, face-down ones included."""
         if not self.pot_face_down:
             return self.pot_face_up
-        return self.pot_face_up + np.bincount(
-            self.pot_face_down, minlength=self.game.max_power + 1
-        )
+        return self.pot_face_up + np.bincount(self.pot_face_down, minlength=self.game.max_power + 1)
 
     def _award(self, winner: int) -> None:
         won = self._pot_counts()

@@ -55,6 +55,9 @@ def test_validators_name_key_value_and_what_is_allowed():
         check_known_keys({"x": 1}, ("a", "b"), "reset option")
     with pytest.raises(InvalidConfigError, match=r"n must be in 1\.\.3, got 4"):
         check_int(4, "n", 1, 3)
+    for not_an_integer in (True, 2.5, "3", np.array([1, 2]), None):
+        with pytest.raises(InvalidConfigError, match="n must be an integer"):
+            check_int(not_an_integer, "n", 0)
     with pytest.raises(InvalidConfigError, match="mode must be one of 'a', 'b', got 'c'"):
         check_choice("c", "mode", ("a", "b"))
 
@@ -85,10 +88,13 @@ def test_every_env_raises_on_illegal_actions_raw_and_ends_the_game_wrapped(name)
     raw.reset(seed=0)
     agent = raw.agent_selection
     illegal = int(np.flatnonzero(raw.observe(agent)["action_mask"] == 0)[0])
-    with pytest.raises(IllegalActionError, match=f"{illegal}"):
+    with pytest.raises(IllegalActionError, match=rf"action {illegal} "):
         raw.step(illegal)
     wrapped = make(name)
     wrapped.reset(seed=0)
     wrapped.step(illegal)
     assert all(wrapped.terminations.values())
     assert wrapped.rewards[agent] == -1.0
+    assert not wrapped.observe(agent)["action_mask"].any()  # C-1: finished agents act no more
+    with pytest.raises(IllegalActionError, match="the only valid action is None"):
+        wrapped.step(0)

@@ -69,7 +69,7 @@ def test_docstring_table_matches_the_real_spaces():
     assert f"| Observation Shape  | {shape}" in doc
     assert f"| Action Shape       | Discrete({env.action_space('iron_man').n})" in doc
     assert env.action_space("iron_man").n == NUM_ACTIONS == 17
-    for decided in [f"D-{i} " for i in range(1, 17)] + ["IM-11", "IM-13"]:
+    for decided in [f"D-{i} " for i in range(1, 18)] + ["IM-11", "IM-13"]:
         assert decided in doc
 
 
@@ -216,6 +216,15 @@ def test_final_rewards_reach_both_players_and_truncation_gives_zero():
     final = random_playout(env, np.random.default_rng(0))
     assert final == {"iron_man": 0.0, "war_machine": 0.0}
     assert env.game_state.is_truncated()
+    capped = ironman_war_v0.raw_env(max_rounds=1)
+    capped.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while not capped.truncations["iron_man"]:
+        mask = capped.observe(capped.agent_selection)["action_mask"]
+        capped.step(int(rng.choice(np.flatnonzero(mask))))
+    assert capped.truncations == {"iron_man": True, "war_machine": True}
+    assert capped.terminations == {"iron_man": False, "war_machine": False}
+    assert capped.rewards == {"iron_man": 0.0, "war_machine": 0.0}
 
 
 @pytest.mark.parametrize(
@@ -259,9 +268,38 @@ def test_acting_after_the_end_raises():
     ],
 )  # fmt: skip
 def test_bad_config_and_options_raise(kwargs, options, message):
-    with pytest.raises((InvalidConfigError, TypeError), match=message):
+    expected = TypeError if "unexpected keyword" in message else InvalidConfigError
+    with pytest.raises(expected, match=message):
         env = ironman_war_v0.raw_env(**kwargs)
         env.reset(seed=0, options=options)
+
+
+def test_fixed_decks_must_fit_the_observation_bounds():
+    """D-17: a fixed deck bigger than the configured one would leave the observation space."""
+    env = ironman_war_v0.raw_env()
+    big = {"iron_man": ["attack_1"] * 60, "war_machine": ["attack_1"] * 10}
+    with pytest.raises(InvalidConfigError, match=r"'iron_man' 60 cards .* decks of 55 cards"):
+        env.reset(options={"decks": big})
+    roomy = ironman_war_v0.raw_env(deck={"attack_1": 100})
+    roomy.reset(seed=0, options={"decks": big})
+    for agent in roomy.possible_agents:
+        assert roomy.observation_space(agent).contains(roomy.observe(agent))
+
+
+def test_standoff_picks_stay_hidden_until_revealed_together():
+    """C-3 / IM-7: war_machine's view is the same whichever card iron_man picked face down."""
+    views = []
+    for pick in (A4, A2):
+        env = scenario([A3, A1, A1, A2, A4], [A3, A1, A1, A2, A2])
+        for action in (A3, A1, A1, A3, A1, A1):
+            env.step(action)
+        assert env.agent_selection == "iron_man"
+        assert decision_of(env, "iron_man") == "standoff_play"
+        env.step(pick)
+        assert env.agent_selection == "war_machine"
+        assert view(env, "iron_man")["own_pending"][pick] == 1
+        views.append(env.observe("war_machine")["observation"])
+    assert np.array_equal(views[0], views[1])
 
 
 def test_render_shows_the_table_and_only_the_acting_players_hand(capsys):
@@ -270,6 +308,13 @@ def test_render_shows_the_table_and_only_the_acting_players_hand(capsys):
     assert "to act: iron_man (commit)" in text
     assert "iron_man's hand: attack_1, attack_2, attack_5, upgrade" in text
     assert "final_attack" not in text
+    assert "last round" not in text
+    beginner = scenario([A5, A1, A2], [A3, A3, A3], variant="beginner", render_mode="ansi")
+    for action in (A5, A1, A2, A3, A3, A3):
+        beginner.step(action)
+    assert "last round: 1 won by iron_man (attack_5 vs attack_3); 2 won by war_machine" in (
+        beginner.render()
+    )
     human = scenario([A5, A1, A2, UP], [A3, A3, A3, FA], render_mode="human")
     human.render()
     assert capsys.readouterr().out.strip() == text
@@ -336,5 +381,7 @@ def test_encoder_matches_a_piece_by_piece_reference(variant):
                 for name, values in reference.items():
                     assert encoded[name].tolist() == np.asarray(values, float).tolist(), name
                 checked += 1
-            env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+            env.step(
+                int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])))
+            )
     assert checked > 500

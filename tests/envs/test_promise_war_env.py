@@ -230,6 +230,7 @@ def test_wrapped_env_ends_the_game_with_minus_one_for_an_illegal_action(caplog):
         ({"num_players": 7}, "num_players must be in 2..6, got 7"),
         ({"decks": [[1], []]}, r"decks\[1\] is empty"),
         ({"render_mode": "rgb_array"}, "render_mode must be None or one of"),
+        ({"decks": [np.array([1.5]), np.array([3])]}, r"decks\[0\]\[0\] must be an integer"),
         ({"colour": "red"}, "unexpected keyword argument 'colour'"),
     ],
 )
@@ -238,12 +239,22 @@ def test_bad_config_raises(kwargs, message):
         make_raw("promise_war_v0", **kwargs)
 
 
+def test_fixed_decks_must_fit_the_observation_bounds():
+    env = promise_war_v0.raw_env()
+    with pytest.raises(InvalidConfigError, match=r"hold \[41, 1\] cards .* decks of \[40, 40\]"):
+        env.reset(options={"decks": [[1] * 41, [1]]})
+    roomy = promise_war_v0.raw_env(decks=[1] * 41)
+    roomy.reset(options={"decks": [[1] * 41, [1]]})
+    for agent in roomy.possible_agents:
+        assert roomy.observation_space(agent).contains(roomy.observe(agent))
+
+
 def test_bad_reset_options_leave_the_running_game_intact():
     env = promise_war_v0.raw_env()
     env.reset(seed=1)
     env.step(int(np.flatnonzero(env.observe("player_0")["action_mask"])[0]))
     before = env.observe("player_1")["observation"].copy()
-    for options in ({"decks": [[1], []]}, {"seat": 1}, {"decks": [[1], [2], [3]]}):
+    for options in ({"decks": [[1], []]}, {"seat": 1}, {"decks": [[1], [2], [3]]}, []):
         with pytest.raises(InvalidConfigError):
             env.reset(seed=2, options=options)
     assert env.agent_selection == "player_1"

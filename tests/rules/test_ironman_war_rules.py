@@ -144,8 +144,7 @@ def test_im1_bad_options_are_refused_before_the_rng_is_touched():
 
 def test_im1_beginner_drops_special_cards_from_the_configured_deck():
     game = make_game("beginner")
-    assert game.deck_dict() == {**DEFAULT_DECK, "upgrade": 0, "energy_shield": 0,
-                                "final_attack": 0}
+    assert game.deck_dict() == {**DEFAULT_DECK, "upgrade": 0, "energy_shield": 0, "final_attack": 0}
     assert game.deck_size == 35
     custom = make_game("beginner", deck={"attack_2": 4, "upgrade": 3, "final_attack": 1})
     assert custom.deck == (0, 4, 0, 0, 0, 0, 0, 0)

@@ -24,10 +24,11 @@ def check_mask_is_exactly_the_legal_actions(state) -> None:
         assert accepted == bool(mask[action]), (action, mask)
 
 
-def expected_reward_sum(scores: list[int]) -> float:
+def expected_returns(scores: list[int]) -> tuple[float, ...]:
+    """PW-6 written out: sole top scorer +1, players tied for top 0, everyone else -1."""
     top = max(scores)
     tied = scores.count(top)
-    return (1.0 if tied == 1 else 0.0) - (len(scores) - tied)
+    return tuple((1.0 if tied == 1 else 0.0) if score == top else -1.0 for score in scores)
 
 
 def play_random_game(game, rng, options=None, full_mask_check_every=0):
@@ -54,7 +55,7 @@ def test_1000_random_games_per_table_size_end_conserve_cards_and_score_correctly
         state = play_random_game(game, rng)
         assert state.is_terminal() and not state.is_truncated()
         assert state.tricks_played < game.max_tricks
-        assert sum(state.returns()) == expected_reward_sum(state.scores())
+        assert state.returns() == expected_returns(state.scores())
         assert sum(state.scores()) + int(state.discarded.sum()) <= game.total_cards
 
 
@@ -83,5 +84,5 @@ def test_any_decks_any_cap_keep_every_invariant(per_player, seed, max_tricks):
     if state.is_truncated():
         assert state.tricks_played == max_tricks and state.returns() == (0.0,) * len(per_player)
     else:
-        assert sum(state.returns()) == expected_reward_sum(state.scores())
+        assert state.returns() == expected_returns(state.scores())
         assert sum(not out for out in state.sitting_out) < 2

@@ -38,6 +38,8 @@ def test_pw1_default_deck_is_four_copies_of_1_to_10():
 def test_pw1_decks_may_differ_per_player_and_must_not_be_empty():
     game = make_game(num_players=3, decks=[[1, 2], [3], [0, 0, 7]])
     assert game.decks == ((1, 2), (3,), (0, 0, 7))
+    as_arrays = make_game(num_players=3, decks=[np.array([1, 2]), (3,), np.array([0, 0, 7])])
+    assert as_arrays.decks == game.decks
     with pytest.raises(InvalidConfigError, match=r"decks\[1\] is empty"):
         make_game(decks=[[1], []])
     with pytest.raises(InvalidConfigError, match="decks is empty"):
@@ -142,7 +144,7 @@ def test_pw4_three_player_two_way_tie_leaves_the_third_player_out_of_the_tiebrea
     assert hand(state, 2) == [4, 4, 4]
 
 
-def test_pw4_face_down_cards_stay_hidden_from_public_attributes_until_won():
+def test_pw4_face_down_powers_are_kept_apart_from_the_public_face_up_counts():
     state = deal([5, 1, 1, 9, 2, 2, 7], [5, 1, 1, 9, 3, 3, 6])
     play(state, (0, 5), (1, 5), (0, 9), (1, 9))
     assert sorted(state.pot_face_down) == [1, 1, 1, 1]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from cardarena.agents import RandomAgent
-from cardarena.envs import make
+from cardarena.envs import make, make_raw
 from cardarena.envs.core import InvalidConfigError, unit_scale
 from cardarena.training import SingleAgentEnv, evaluate
 
@@ -49,6 +49,9 @@ def test_fixed_learner_seat_and_opponent_validation():
         SingleAgentEnv("promise_war_v0", learner="player_9")
     with pytest.raises(InvalidConfigError, match="missing \\['player_1'\\]"):
         SingleAgentEnv("promise_war_v0", opponent={"player_0": RandomAgent()})
+    only_other_seat = {"player_0": RandomAgent()}
+    fixed = SingleAgentEnv("promise_war_v0", learner="player_1", opponent=only_other_seat)
+    assert fixed.reset(seed=0)[1]["learner"] == "player_1"
     with pytest.raises(InvalidConfigError, match="opponent must be an Agent"):
         SingleAgentEnv("promise_war_v0", opponent=42)  # type: ignore[arg-type]
 
@@ -70,11 +73,31 @@ def test_bridge_is_deterministic_per_seed():
     assert run(3) != run(4)
 
 
-def test_evaluate_counts_every_game_once():
-    result = evaluate(lambda: make("promise_war_v0"), RandomAgent(1), RandomAgent(2), games=40)
-    assert result.games == 40
-    assert result.wins + result.draws + result.losses + result.truncated == 40
-    assert -1.0 <= result.mean_reward <= 1.0
+class AlwaysIllegal:
+    """Plays the first action the mask forbids."""
+
+    def act(self, observation):
+        return int(np.flatnonzero(observation["action_mask"] == 0)[0])
+
+
+def test_evaluate_counts_an_illegal_move_as_a_loss_not_a_truncation():
+    result = evaluate(lambda: make("promise_war_v0"), AlwaysIllegal(), RandomAgent(2), games=6)
+    assert (result.losses, result.truncated, result.mean_reward) == (6, 0, -1.0)
+
+
+def test_evaluate_counts_truncated_games_apart():
+    def capped():
+        return make("promise_war_v0", max_tricks=1)
+
+    result = evaluate(capped, RandomAgent(1), RandomAgent(2), games=6)
+    assert (result.truncated, result.wins + result.draws + result.losses) == (6, 0)
+
+
+def test_evaluate_is_reproducible_for_a_seed_with_the_same_agent_objects():
+    agent, opponent = RandomAgent(1), RandomAgent(2)
+    first = evaluate(lambda: make("promise_war_v0"), agent, opponent, games=30, seed=5)
+    again = evaluate(lambda: make("promise_war_v0"), agent, opponent, games=30, seed=5)
+    assert first == again
 
 
 def test_maskable_ppo_trains_saves_loads_and_plays_legally(tmp_path):
@@ -90,6 +113,6 @@ def test_maskable_ppo_trains_saves_loads_and_plays_legally(tmp_path):
     loaded = sb3_contrib.MaskablePPO.load(tmp_path / "model.zip", device="cpu")
     box = make("promise_war_v0").observation_space("player_0")["observation"]
     agent = MaskablePolicyAgent(loaded, box)
-    result = evaluate(lambda: make("promise_war_v0"), agent, RandomAgent(0), games=10)
-    assert result.games == 10 and result.truncated == 0  # an illegal move would end with -1
+    # Through the raw env an illegal move would raise instead of quietly losing.
+    result = evaluate(lambda: make_raw("promise_war_v0"), agent, RandomAgent(0), games=10)
     assert result.wins + result.draws + result.losses == 10
