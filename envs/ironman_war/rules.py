@@ -145,7 +145,6 @@ DECISION_NAMES = ("commit", "play_or_concede", "standoff_play", "shield_target",
 #: ``battle_results`` entries: a seat (0 / 1) is the winner; otherwise one of these.
 UNDECIDED, DRAW = -1, 2
 
-CONFIG_KEYS = ("variant", "deck", "victory_cards", "max_rounds")
 RESET_OPTION_KEYS = ("decks", "hands")
 
 _KIND_INDEX = {name: index for index, name in enumerate(KINDS)}

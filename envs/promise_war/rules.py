@@ -30,7 +30,6 @@ DEFAULT_COPIES = 4
 TRICK, TIEBREAK = 0, 1
 PHASE_NAMES = ("trick", "tiebreak")
 
-CONFIG_KEYS = ("num_players", "decks", "max_power", "max_tricks")
 RESET_OPTION_KEYS = ("decks",)
 
 
