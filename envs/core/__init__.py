@@ -1,24 +1,47 @@
-"""Shared environment core: the AEC adapter, errors, observation layouts, validators."""
+"""Shared environment core: the AEC adapter and its wrapper, errors, observation layouts,
+validators, and the loaders every game's config and reset options go through."""
 
-from .aec import GameAECEnv, coerce_action, env_metadata
-from .errors import CardArenaError, IllegalActionError, InvalidConfigError
-from .game import NO_PLAYER, Game, GameState
-from .observation import ObservationLayout, Piece, unit_scale
-from .wrappers import RejectMalformedActionWrapper, wrap
+from .actions import coerce_action
+from .aec import (
+    ILLEGAL_ACTION,
+    TERMINATED,
+    TRUNCATED,
+    GameAECEnv,
+    check_seed,
+    env_metadata,
+)
+from .errors import CardArenaError, IllegalActionError, InvalidConfigError, UnknownAgentError
+from .game import NO_PLAYER, CheckedActions, Game, GameState
+from .observation import ObservationBuffer, ObservationLayout, ObservationScaler, Piece
+from .options import check_reset_options, per_player
+from .tables import Column, Table, load_table
+from .wrappers import GameWrapper, wrap
 
 __all__ = [
+    "ILLEGAL_ACTION",
     "NO_PLAYER",
+    "TERMINATED",
+    "TRUNCATED",
     "CardArenaError",
+    "CheckedActions",
+    "Column",
     "Game",
     "GameAECEnv",
     "GameState",
+    "GameWrapper",
     "IllegalActionError",
     "InvalidConfigError",
+    "ObservationBuffer",
     "ObservationLayout",
+    "ObservationScaler",
     "Piece",
-    "RejectMalformedActionWrapper",
+    "Table",
+    "UnknownAgentError",
+    "check_reset_options",
+    "check_seed",
     "coerce_action",
     "env_metadata",
-    "unit_scale",
+    "load_table",
+    "per_player",
     "wrap",
 ]

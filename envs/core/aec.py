@@ -1,13 +1,15 @@
 """``GameAECEnv``: the one PettingZoo AEC adapter every cardarena game uses.
 
 It owns all PettingZoo bookkeeping (agents, rewards, cumulative rewards, terminations,
-truncations, infos, agent selection, dead steps, seeding) so that a game's env module only
-declares its observation layout, encodes observations and renders text. The rules live in a
-pure ``GameState`` (see ``game.py``); this class never decides anything about the game itself.
+truncations, infos, agent selection, dead steps, seeding, the end-of-game info) so that a game's
+env module only declares its observation and state layouts, encodes them and renders text. The
+rules live in a pure ``GameState`` (see ``game.py``); this class never decides anything about
+the game itself.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -16,59 +18,71 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from .errors import IllegalActionError, InvalidConfigError
-from .game import NO_PLAYER, Game, GameState
+from .actions import coerce_action
+from .errors import IllegalActionError, InvalidConfigError, UnknownAgentError
+from .game import NO_PLAYER, Game, GameState, illegal_action_message
 from .observation import ObservationLayout
 
 ObsDict = dict[str, np.ndarray]
 
+#: ``info["outcome"]`` at the end of a game.
+TERMINATED, TRUNCATED, ILLEGAL_ACTION = "terminated", "truncated", "illegal_action"
 
-def coerce_action(action: Any, num_actions: int, agent: str) -> int:
-    """Return ``action`` as an int in ``[0, num_actions)`` or raise ``IllegalActionError``.
 
-    Accepts Python and numpy integers and 0-d / one-element integer arrays (what SB3's
-    ``predict`` returns); refuses bools, floats, strings and None, since silently rounding or
-    truthy-casting them would play a move the caller did not mean.
+def env_metadata(name: str, min_players: int, max_players: int) -> dict[str, Any]:
+    """PettingZoo classic metadata for env ``name`` plus the seat range it supports.
+
+    An instance's ``metadata`` also holds ``num_players`` and ``zero_sum`` (whether the
+    rules' returns sum to 0 in its configuration; an illegal move through ``env()`` is not a
+    rule, and gives -1 to the offender only).
     """
-    value = action
-    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iu":
-        value = value.reshape(()).item()
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise IllegalActionError(
-            f"action for {agent} must be an integer in 0..{num_actions - 1}, "
-            f"got {action!r} ({type(action).__name__})"
-        )
-    index = int(value)
-    if not 0 <= index < num_actions:
-        raise IllegalActionError(
-            f"action {index} for {agent} is out of range: the action space is "
-            f"Discrete({num_actions}), so 0..{num_actions - 1}"
-        )
-    return index
-
-
-def env_metadata(name: str) -> dict[str, Any]:
-    """PettingZoo classic metadata for env ``name`` (text rendering, no parallel API)."""
     return {
         "name": name,
         "render_modes": ["human", "ansi"],
         "is_parallelizable": False,
         "render_fps": 1,
+        "min_players": min_players,
+        "max_players": max_players,
     }
+
+
+def check_seed(seed: Any) -> int | None:
+    """``seed`` as a non-negative Python int (numpy integers accepted), or None."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise InvalidConfigError(
+            f"seed must be None or a non-negative integer, got {seed!r} ({type(seed).__name__})"
+        )
+    if seed < 0:
+        raise InvalidConfigError(f"seed must be a non-negative integer, got {seed}")
+    return int(seed)
+
+
+def config_keys(build_game: Callable[..., Any]) -> tuple[str, ...] | None:
+    """The keyword names ``build_game`` takes (None if it takes ``**kwargs``)."""
+    parameters = inspect.signature(build_game).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return None
+    return tuple(p.name for p in parameters if p.kind is not inspect.Parameter.VAR_POSITIONAL)
 
 
 class GameAECEnv(AECEnv[str, ObsDict, int]):
     """PettingZoo AEC environment around a pure rules ``Game``.
 
-    Subclasses set ``metadata`` (``env_metadata(name)``), ``build_game`` (config -> ``Game``,
-    raising ``InvalidConfigError``) and ``build_layout`` (``Game`` -> ``ObservationLayout``),
-    and implement ``encode`` and ``render_text``.
+    Subclasses set ``metadata`` (``env_metadata(...)``), ``build_game`` (config -> ``Game``,
+    raising ``InvalidConfigError``), ``build_layout`` and ``build_state_layout`` (``Game`` ->
+    ``ObservationLayout``), and implement ``encode``, ``encode_state`` and ``render_text``.
+    ``example_configs`` lists representative configurations: the conformance suite
+    (tests/conformance) runs every generic check on each, so a registered env gets them all.
     """
 
-    metadata: ClassVar[dict[str, Any]] = env_metadata("cardarena_game")
+    metadata: dict[str, Any] = env_metadata("cardarena_game", 2, 2)
+    example_configs: ClassVar[tuple[dict[str, Any], ...]] = ({},)
 
     build_game: Callable[..., Game]
     build_layout: Callable[[Any], ObservationLayout]
+    build_state_layout: Callable[[Any], ObservationLayout]
 
     def __init__(self, render_mode: str | None = None, **config: Any) -> None:
         super().__init__()
@@ -77,18 +91,26 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
             raise InvalidConfigError(
                 f"render_mode must be None or one of {allowed_modes}, got {render_mode!r}"
             )
+        self._check_config_keys(config)
         self.render_mode = render_mode
         game = self.build_game(**config)
-        layout = self.build_layout(game)
         self.game = game
-        self.layout = layout
+        self.layout = self.build_layout(game)
+        self.state_layout = self.build_state_layout(game)
+        self._observation_buffer = self.layout.buffer()
+        self._state_buffer = self.state_layout.buffer()
         self.possible_agents = list(game.agent_names)
         self.agent_name_mapping = {name: seat for seat, name in enumerate(self.possible_agents)}
+        self.metadata = {
+            **type(self).metadata,
+            "num_players": len(self.possible_agents),
+            "zero_sum": bool(game.zero_sum),
+        }
         self.num_actions = game.num_actions
         self.observation_spaces = {
             name: spaces.Dict(
                 {
-                    "observation": layout.space(),
+                    "observation": self.layout.space(),
                     "action_mask": spaces.Box(0, 1, (game.num_actions,), dtype=np.int8),
                 }
             )
@@ -97,15 +119,35 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
         self.action_spaces = {
             name: spaces.Discrete(game.num_actions) for name in self.possible_agents
         }
+        self.state_space = self.state_layout.space()
         self._no_actions = np.zeros(game.num_actions, dtype=np.int8)
         self._state: GameState | None = None
         self.np_random, self.np_random_seed = seeding.np_random(None)
         self.agents: list[str] = []
         self.agent_selection = self.possible_agents[0]
+        self.num_steps = 0
+        self._legal: np.ndarray | None = None  # the current player's mask, per transition
+
+    def _check_config_keys(self, config: dict[str, Any]) -> None:
+        allowed = config_keys(self.build_game)
+        if allowed is None:
+            return
+        unknown = [key for key in config if key not in allowed]
+        if unknown:
+            name = self.metadata["name"]
+            raise InvalidConfigError(
+                f"unknown config key{'s' if len(unknown) > 1 else ''} "
+                f"{', '.join(map(repr, unknown))} for {name}; allowed: "
+                f"{', '.join(map(repr, (*allowed, 'render_mode')))}"
+            )
 
     # --- to implement per game -------------------------------------------------------------
-    def encode(self, state: GameState, seat: int) -> np.ndarray:
-        """The float32 observation vector of ``seat``: only what that player can see."""
+    def encode(self, state: GameState, seat: int, views: dict[str, np.ndarray]) -> None:
+        """Write ``seat``'s observation into the zeroed ``views``: only what it can see."""
+        raise NotImplementedError
+
+    def encode_state(self, state: GameState, views: dict[str, np.ndarray]) -> None:
+        """Write the full-information state (``state_layout``) into the zeroed ``views``."""
         raise NotImplementedError
 
     def render_text(self, state: GameState) -> str:
@@ -114,10 +156,17 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
 
     # --- PettingZoo API --------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self._known(agent)]
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+        return self.action_spaces[self._known(agent)]
+
+    def _known(self, agent: str) -> str:
+        if agent not in self.agent_name_mapping:
+            raise UnknownAgentError(
+                f"unknown agent {agent!r}; the agents are {', '.join(self.possible_agents)}"
+            )
+        return agent
 
     @property
     def game_state(self) -> GameState:
@@ -127,6 +176,7 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
         return self._state
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        seed = check_seed(seed)
         if seed is not None:
             rng, rng_seed = seeding.np_random(seed)
         else:
@@ -143,6 +193,7 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
         self.infos: dict[str, dict[str, Any]] = {name: {} for name in self.agents}
         self.agent_selection = self.possible_agents[0]
         self._skip_agent_selection = None
+        self.num_steps = 0
         self._after_transition()
 
     def step(self, action: Any) -> None:
@@ -161,24 +212,52 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
             self._was_dead_step(None)
             return
         index = coerce_action(action, self.num_actions, agent)
-        self._state.apply_action(index)
-        self._cumulative_rewards[agent] = 0.0
+        mask = self._legal_mask()
+        if not mask[index]:
+            raise IllegalActionError(illegal_action_message(self._state, index, mask))
+        self._apply(index)
+
+    def _legal_mask(self) -> np.ndarray:
+        """The rules' boolean mask for the player to act, computed once per transition."""
+        if self._legal is None:
+            self._legal = self.game_state.legal_action_mask()
+        return self._legal
+
+    def _apply(self, index: int) -> None:
+        """Play ``index``, already checked legal, for the selected agent."""
+        self.game_state.apply_legal_action(index)
+        self.num_steps += 1
+        self._cumulative_rewards[self.agent_selection] = 0.0
         self._after_transition()
 
     def observe(self, agent: str) -> ObsDict:
         state = self.game_state
-        seat = self.agent_name_mapping[agent]
-        # A wrapper may end the game (illegal move) while the rules state still runs.
-        finished = self.terminations.get(agent, False) or self.truncations.get(agent, False)
-        if seat == state.current_player() and not finished:
-            mask = state.legal_action_mask().astype(np.int8)
-        else:
-            mask = self._no_actions.copy()
-        return {"observation": self.encode(state, seat), "action_mask": mask}
+        seat = self.agent_name_mapping.get(agent)
+        if seat is None:
+            self._known(agent)
+        self.encode(state, seat, self._observation_buffer.clear())  # type: ignore[arg-type]
+        return {
+            "observation": self._observation_buffer.snapshot(),
+            "action_mask": self.action_mask(agent),
+        }
 
     def action_mask(self, agent: str) -> np.ndarray:
         """int8 mask of ``agent``'s legal actions now (all zeros when it is not to act)."""
-        return self.observe(agent)["action_mask"]
+        state = self.game_state
+        seat = self.agent_name_mapping.get(agent)
+        if seat is None:
+            self._known(agent)
+        # A wrapper may end the game (illegal move) while the rules state still runs.
+        finished = self.terminations.get(agent, False) or self.truncations.get(agent, False)
+        if seat == state.current_player() and not finished:
+            return self._legal_mask().astype(np.int8)
+        return self._no_actions.copy()
+
+    def state(self) -> np.ndarray:
+        """The full-information state vector (``state_space``; layout in the env docstring)
+        for centralised critics and debugging: it shows every hidden card."""
+        self.encode_state(self.game_state, self._state_buffer.clear())
+        return self._state_buffer.snapshot()
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -196,6 +275,7 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
 
     # --- bookkeeping -----------------------------------------------------------------------
     def _after_transition(self) -> None:
+        self._legal = None
         state = self.game_state
         rewards = self.rewards
         if state.is_terminal():
@@ -203,10 +283,12 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
                 if agent in rewards:
                     rewards[agent] = float(value)
                     self.terminations[agent] = True
+            self._record_outcome(TERMINATED)
         elif state.is_truncated():
             for agent in rewards:
                 rewards[agent] = 0.0
                 self.truncations[agent] = True
+            self._record_outcome(TRUNCATED)
         else:
             for agent in rewards:
                 rewards[agent] = 0.0
@@ -215,3 +297,28 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
                 raise RuntimeError("rules state has no player to act but is not over")
             self.agent_selection = self.possible_agents[seat]
         self._accumulate_rewards()
+
+    def _record_outcome(self, outcome: str, **extra: Any) -> None:
+        """Every agent's end-of-game info: outcome, final scores, winners, steps played."""
+        scores = dict(zip(self.possible_agents, self.game_state.scores(), strict=True))
+        winners = [agent for agent in self.agents if self.rewards[agent] > 0]
+        for agent in self.agents:
+            self.infos[agent] = {
+                "outcome": outcome,
+                "scores": dict(scores),
+                "winners": list(winners),
+                "steps": self.num_steps,
+                **extra,
+            }
+
+    def _end_by_illegal_action(self, agent: str, action: int, reward: float) -> None:
+        """PettingZoo's TerminateIllegalWrapper semantics, as a termination only: ``agent``
+        gets ``reward``, everyone else 0, and the infos name the offender."""
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.rewards[agent] = float(reward)
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self._record_outcome(ILLEGAL_ACTION, offender=agent, illegal_action=action)
+        self._accumulate_rewards()
+        self._deads_step_first()

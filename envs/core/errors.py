@@ -17,3 +17,13 @@ class IllegalActionError(CardArenaError, ValueError):
 
 class InvalidConfigError(CardArenaError, ValueError):
     """A bad constructor argument, reset option, deck or data file."""
+
+
+class UnknownAgentError(CardArenaError, KeyError):
+    """An agent name that is not one of the env's ``possible_agents``.
+
+    A ``KeyError`` (agents are dict keys throughout PettingZoo) whose message names the agents.
+    """
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""

@@ -1,24 +1,32 @@
-"""The wrapper stack ``env()`` applies, PettingZoo classic style.
+"""``GameWrapper``: what ``env()`` applies, PettingZoo classic style, as one flat layer.
 
-``RejectMalformedActionWrapper`` takes the place of PettingZoo's ``AssertOutOfBoundsWrapper``:
-the same job, but it raises ``IllegalActionError`` naming the value (asserts vanish under
-``python -O``). Legal-shaped but illegal actions end the game with -1 for the offender through
-PettingZoo's own ``TerminateIllegalWrapper``; ``OrderEnforcingWrapper`` is outermost.
+PettingZoo's classic envs stack three wrappers (TerminateIllegal, AssertOutOfBounds,
+OrderEnforcing); each resolves the bookkeeping through ``__getattr__`` one hop per layer, and
+each checks the action again, which cost more per step than our games themselves. This one
+layer keeps their behaviour:
 
-Every layer reads the per-step bookkeeping (``agents``, ``agent_selection``, ``rewards`` ...)
-straight from the raw env. PettingZoo resolves those through ``__getattr__``, one hop per
-layer, which cost more per step than our games themselves; the subclasses below change
-nothing else about PettingZoo's wrappers.
+- order enforcing (it *is* an ``OrderEnforcingWrapper``): bookkeeping before ``reset()`` raises
+  ``AttributeError``, ``step``/``observe``/``state``/``render``/``agent_iter`` before
+  ``reset()`` raise, ``step`` after everyone left warns;
+- malformed actions (not an integer in range, None for an agent to act, an action for an agent
+  whose game is over) raise ``IllegalActionError`` naming the value, also under ``python -O``;
+- an illegal action ends the game with ``-1`` for the offender and 0 for everyone else, like
+  ``TerminateIllegalWrapper``, except that the game is *terminated* only (not also truncated)
+  and every agent's info says ``outcome="illegal_action"`` and names the ``offender``.
+  PettingZoo's per-move warning is printed unless ``warn_on_illegal`` is False.
+
+The action is checked once, against the rules' legal mask, and then played unchecked.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo import AECEnv
-from pettingzoo.utils.wrappers import BaseWrapper, OrderEnforcingWrapper, TerminateIllegalWrapper
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from .aec import GameAECEnv, coerce_action
+from .actions import coerce_action
+from .aec import GameAECEnv, ObsDict
 from .errors import IllegalActionError
 
 ILLEGAL_ACTION_REWARD = -1.0
@@ -34,24 +42,7 @@ _BOOKKEEPING = (
 )
 
 
-class _ReadsFromRaw:
-    """Mixin: bookkeeping attributes are properties reading ``self._raw`` directly."""
-
-    _raw: GameAECEnv
-
-
-class _ReadsFromRawAfterReset:
-    """As ``_ReadsFromRaw``, but before ``reset()`` defers to OrderEnforcingWrapper's error."""
-
-    _raw: GameAECEnv
-    _has_reset: bool
-
-
-def _direct(name: str) -> property:
-    return property(lambda self: getattr(self._raw, name), doc=f"The raw env's ``{name}``.")
-
-
-def _direct_after_reset(name: str) -> property:
+def _read_after_reset(name: str) -> property:
     def read(self: Any) -> Any:
         if not self._has_reset:
             raise AttributeError(name)  # Python then calls __getattr__, which explains
@@ -60,49 +51,70 @@ def _direct_after_reset(name: str) -> property:
     return property(read, doc=f"The raw env's ``{name}`` (after reset).")
 
 
-for _name in _BOOKKEEPING:
-    setattr(_ReadsFromRaw, _name, _direct(_name))
-    setattr(_ReadsFromRawAfterReset, _name, _direct_after_reset(_name))
+class GameWrapper(OrderEnforcingWrapper[str, ObsDict, int]):
+    """The standard ``env()`` wrapper of every cardarena game (see the module docstring)."""
 
-
-class RejectMalformedActionWrapper(_ReadsFromRaw, BaseWrapper):
-    """Raise ``IllegalActionError`` for actions outside the action space before anything else."""
-
-    def __init__(self, env: AECEnv) -> None:
+    def __init__(self, env: GameAECEnv, illegal_reward: float = ILLEGAL_ACTION_REWARD) -> None:
         super().__init__(env)
-        self._raw = env.unwrapped
+        self._raw = env
+        self.illegal_reward = float(illegal_reward)
+        #: Print PettingZoo's "Illegal move made" warning on an illegal action.
+        self.warn_on_illegal = True
 
     def step(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
         raw = self._raw
+        self._has_updated = True
+        if not raw.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
         agent = raw.agent_selection
-        if raw.agents and not (raw.terminations[agent] or raw.truncations[agent]):
-            if action is None:
+        if raw.terminations[agent] or raw.truncations[agent]:
+            if action is not None:
                 raise IllegalActionError(
-                    f"{agent} is to act: action None is only for agents whose game is over"
+                    f"the game is over for {agent}: the only valid action is None, got {action!r}"
                 )
-            action = coerce_action(action, raw.num_actions, agent)
-        elif raw.agents and action is not None:
+            raw._was_dead_step(None)
+            return
+        if action is None:
             raise IllegalActionError(
-                f"the game is over for {agent}: the only valid action is None, got {action!r}"
+                f"{agent} is to act: action None is only for agents whose game is over"
             )
-        super().step(action)
+        index = coerce_action(action, raw.num_actions, agent)
+        if raw._legal_mask()[index]:
+            raw._apply(index)
+            return
+        if self.warn_on_illegal:
+            EnvLogger.warn_on_illegal_move()
+        raw._end_by_illegal_action(agent, index, self.illegal_reward)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The raw env's ``last()`` (no attribute hops through the wrapper)."""
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self._raw.last(observe)
+
+    def observe(self, agent: str) -> ObsDict:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self._raw.observe(agent)
+
+    def action_mask(self, agent: str) -> Any:
+        """The raw env's int8 mask for ``agent`` (no observation is encoded)."""
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self._raw.action_mask(agent)
+
+    def __str__(self) -> str:
+        return str(self._raw)
 
 
-class _TerminateIllegal(_ReadsFromRaw, TerminateIllegalWrapper):
-    def __init__(self, env: AECEnv, illegal_reward: float) -> None:
-        super().__init__(env, illegal_reward)
-        self._raw = env.unwrapped
+for _name in _BOOKKEEPING:
+    setattr(GameWrapper, _name, _read_after_reset(_name))
 
 
-class _OrderEnforcing(_ReadsFromRawAfterReset, OrderEnforcingWrapper):
-    def __init__(self, env: AECEnv) -> None:
-        super().__init__(env)
-        self._raw = env.unwrapped
-
-
-def wrap(raw: GameAECEnv) -> AECEnv:
-    """``raw`` with PettingZoo's standard wrappers: an illegal action ends the game, -1 to
-    the offender; a malformed one raises ``IllegalActionError``."""
-    env: AECEnv = _TerminateIllegal(raw, illegal_reward=ILLEGAL_ACTION_REWARD)
-    env = RejectMalformedActionWrapper(env)
-    return _OrderEnforcing(env)
+def wrap(raw: GameAECEnv) -> GameWrapper:
+    """``raw`` with the standard wrapper: an illegal action ends the game, -1 to the
+    offender; a malformed one raises ``IllegalActionError``."""
+    return GameWrapper(raw)

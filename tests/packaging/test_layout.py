@@ -53,7 +53,9 @@ def _imported_modules(path: Path) -> set[str]:
     return found
 
 
-PURE_CORE = {"..core.errors", "..core.game", "..core.validation"}
+PURE_CORE = {
+    f"..core.{name}" for name in ("actions", "errors", "game", "options", "tables", "validation")
+}
 RULES_FILES = sorted((ROOT / "envs").glob("*/rules.py"))
 
 
@@ -70,6 +72,6 @@ def test_rules_modules_import_only_numpy_stdlib_and_pure_core(rules):
             assert module == "numpy" or module in sys.stdlib_module_names, (
                 f"{rules.name} imports {module}: rules modules use numpy and the stdlib only"
             )
-    for core in ("errors", "game", "validation"):
-        for module in _imported_modules(ROOT / "envs" / "core" / f"{core}.py"):
+    for core in PURE_CORE:
+        for module in _imported_modules(ROOT / "envs" / "core" / f"{core.rpartition('.')[2]}.py"):
             assert module.startswith(".") or module == "numpy" or module in sys.stdlib_module_names
