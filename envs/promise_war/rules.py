@@ -11,18 +11,19 @@ env docstring (``envs/promise_war/env.py``).
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..core.errors import IllegalActionError, InvalidConfigError
-from ..core.game import NO_PLAYER
-from ..core.validation import check_int, check_known_keys, check_sequence, is_sequence
+from ..core.errors import InvalidConfigError
+from ..core.game import NO_PLAYER, CheckedActions
+from ..core.options import check_reset_options, per_player
+from ..core.validation import check_int, check_sequence, is_sequence
 
 HAND_SIZE = 3
-MIN_PLAYERS, MAX_PLAYERS = 2, 6
+MIN_PLAYERS, MAX_PLAYERS = 2, 8
 DEFAULT_MAX_POWER = 10
 DEFAULT_COPIES = 4
 
@@ -35,6 +36,9 @@ RESET_OPTION_KEYS = ("decks",)
 
 def agent_names(num_players: int) -> tuple[str, ...]:
     return tuple(f"player_{seat}" for seat in range(num_players))
+
+
+_AGENT_NAMES = {n: agent_names(n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
 
 
 def default_deck(max_power: int = DEFAULT_MAX_POWER) -> tuple[int, ...]:
@@ -50,12 +54,11 @@ def _check_deck(cards: Any, key: str, max_power: int) -> tuple[int, ...]:
 
 
 def _check_per_player_decks(decks: Any, key: str, num_players: int, max_power: int):
-    decks = check_sequence(decks, key)
-    if len(decks) != num_players:
-        raise InvalidConfigError(
-            f"{key} must hold one deck per player ({num_players}), got {len(decks)}"
-        )
-    return tuple(_check_deck(deck, f"{key}[{seat}]", max_power) for seat, deck in enumerate(decks))
+    """One deck per player: a list in seat order or a dict keyed by agent name (C-6)."""
+    names = agent_names(num_players)
+    listed = per_player(decks, key, names)
+    return tuple(_check_deck(deck, f"{key}[{names[seat]!r}]", max_power)
+                 for seat, deck in enumerate(listed))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -69,11 +72,16 @@ class PromiseWarGame:
 
     @property
     def agent_names(self) -> tuple[str, ...]:
-        return agent_names(self.num_players)
+        return _AGENT_NAMES[self.num_players]
 
     @property
     def num_actions(self) -> int:
         return self.max_power + 1
+
+    @property
+    def zero_sum(self) -> bool:
+        """PW-6 returns (+1 / 0 / -1) sum to 0 only with two players."""
+        return self.num_players == 2
 
     @property
     def total_cards(self) -> int:
@@ -100,14 +108,11 @@ class PromiseWarGame:
     ) -> PromiseWarState:
         """PW-2: shuffle each deck (unless fixed by ``options["decks"]``) and deal 3 each."""
         fixed = None
-        if options is not None:
-            if not isinstance(options, dict):
-                raise InvalidConfigError(f"reset options must be a dict, got {options!r}")
-            check_known_keys(options, RESET_OPTION_KEYS, "reset option")
-            if "decks" in options:
-                fixed = _check_per_player_decks(
-                    options["decks"], "options['decks']", self.num_players, self.max_power
-                )
+        options = check_reset_options(options, RESET_OPTION_KEYS)
+        if "decks" in options:
+            fixed = _check_per_player_decks(
+                options["decks"], "options['decks']", self.num_players, self.max_power
+            )
         if fixed is not None:
             self._check_fits_observation(fixed)
         if fixed is None:
@@ -126,16 +131,19 @@ def _largest(decks: tuple[tuple[int, ...], ...]) -> int:
 
 def make_game(
     num_players: int = 2,
-    decks: Sequence[int] | Sequence[Sequence[int]] | None = None,
+    decks: Sequence[int] | Sequence[Sequence[int]] | Mapping[str, Sequence[int]] | None = None,
     max_power: int = DEFAULT_MAX_POWER,
     max_tricks: int = 500,
 ) -> PromiseWarGame:
-    """Validate the config; ``decks`` is one list of powers for all or one list per player."""
+    """Validate the config; ``decks`` is one list of powers for all, or one list per player
+    (in seat order, or a dict keyed by agent name)."""
     num_players = check_int(num_players, "num_players", MIN_PLAYERS, MAX_PLAYERS)
     max_power = check_int(max_power, "max_power", 1)
     max_tricks = check_int(max_tricks, "max_tricks", 1)
     if decks is None:
         per_player = (default_deck(max_power),) * num_players
+    elif isinstance(decks, Mapping):
+        per_player = _check_per_player_decks(decks, "decks", num_players, max_power)
     else:
         listed = check_sequence(decks, "decks")
         if listed and all(is_sequence(d) for d in listed):
@@ -145,13 +153,14 @@ def make_game(
     return PromiseWarGame(num_players, per_player, max_power, max_tricks)
 
 
-class PromiseWarState:
+class PromiseWarState(CheckedActions):
     """One game in progress. Attributes are public for encoders and tests; treat as read-only.
 
     Public table information: ``hand_sizes``, ``deck_sizes``, ``victory_sizes``, ``sitting_out``,
-    ``has_picked``, ``last_revealed``, ``pot_face_up``, ``pot_face_down_by_player``, ``phase``,
-    ``contenders``, ``tricks_played``. Private to a seat: ``hands[seat]``, ``deck_counts[seat]``,
-    ``picks[seat]``. Hidden from everyone: ``draw_piles`` order and ``pot_face_down`` powers.
+    ``has_picked``, ``last_revealed``, ``revealed`` (every face-up card each seat has shown),
+    ``pot_face_up``, ``pot_face_down_by_player``, ``phase``, ``contenders``, ``tricks_played``.
+    Private to a seat: ``hands[seat]``, ``deck_counts[seat]``, ``picks[seat]``. Hidden from
+    everyone: ``draw_piles`` order and ``pot_face_down`` powers.
     """
 
     def __init__(
@@ -177,6 +186,7 @@ class PromiseWarState:
         self.picks = [-1] * n
         self.has_picked = [False] * n
         self.last_revealed = [-1] * n
+        self.revealed = np.zeros((n, powers), dtype=np.int64)
         self.sitting_out = [False] * n
         self.contenders: list[int] = []
         self.pick_index = 0
@@ -204,16 +214,14 @@ class PromiseWarState:
     def legal_actions(self) -> list[int]:
         return np.flatnonzero(self.legal_action_mask()).tolist()
 
-    def apply_action(self, action: int) -> None:
-        """Play the card of power ``action`` (face down in a trick, face up in a tiebreak)."""
-        seat = self.current_player()
-        if seat == NO_PLAYER:
-            raise IllegalActionError(f"the game is over; no action is legal (got {action})")
-        if not (0 <= action < self.game.num_actions and self.hands[seat, action] > 0):
-            raise IllegalActionError(
-                f"action {action} ({self.action_to_string(action)}) is illegal for "
-                f"player_{seat}: legal actions are {self.legal_actions()} (powers in hand)"
-            )
+    @property
+    def agent_names(self) -> tuple[str, ...]:
+        return self.game.agent_names
+
+    def apply_legal_action(self, action: int) -> None:
+        """Play the card of power ``action`` (face down in a trick, face up in a tiebreak);
+        ``apply_action`` checks it first."""
+        seat = self.contenders[self.pick_index]
         self.hands[seat, action] -= 1
         self.hand_sizes[seat] -= 1
         self.picks[seat] = action
@@ -237,10 +245,37 @@ class PromiseWarState:
     def clone(self) -> PromiseWarState:
         return copy.deepcopy(self)
 
-    # --- derived views ---------------------------------------------------------------------
-    def scores(self) -> list[int]:
+    def scores(self) -> tuple[int, ...]:
         """PW-6: score = cards in the victory pile."""
-        return list(self.victory_sizes)
+        return tuple(self.victory_sizes)
+
+    def resample_from_infostate(self, seat: int, rng: np.random.Generator) -> PromiseWarState:
+        """A copy where everything ``seat`` cannot see is redrawn: every other player's cards
+        not yet shown (hand, face-down pick, draw pile) are dealt again from that player's own
+        unseen cards, keeping every public count; every draw pile, ``seat``'s own included,
+        is reshuffled. Face-down pot powers are left as they are (nobody sees them, and no
+        rule reads them)."""
+        twin = self.clone()
+        for other in range(self.num_players):
+            pile = twin.draw_piles[other]
+            if other == seat:
+                rng.shuffle(pile)
+                continue
+            hand = np.repeat(np.arange(len(twin.hands[other])), twin.hands[other]).tolist()
+            pick = [twin.picks[other]] if twin.picks[other] >= 0 else []
+            unseen = np.array(hand + pick + pile, dtype=np.int64)
+            rng.shuffle(unseen)
+            cards = unseen.tolist()
+            new_hand, cards = cards[: len(hand)], cards[len(hand) :]
+            if pick:
+                twin.picks[other], cards = cards[0], cards[1:]
+            twin.draw_piles[other] = cards
+            powers = self.game.max_power + 1
+            twin.hands[other] = np.bincount(new_hand, minlength=powers)
+            twin.deck_counts[other] = np.bincount(cards, minlength=powers)
+        return twin
+
+    # --- derived views ---------------------------------------------------------------------
 
     def card_counts(self) -> np.ndarray:
         """Every card in the game by power, wherever it is (for conservation checks)."""
@@ -283,6 +318,7 @@ class PromiseWarState:
         for seat in contenders:
             card = self.picks[seat]
             self.pot_face_up[card] += 1
+            self.revealed[seat, card] += 1
             self.last_revealed[seat] = card
             self.picks[seat] = -1
             self.has_picked[seat] = False

@@ -40,7 +40,7 @@ def test_pw1_decks_may_differ_per_player_and_must_not_be_empty():
     assert game.decks == ((1, 2), (3,), (0, 0, 7))
     as_arrays = make_game(num_players=3, decks=[np.array([1, 2]), (3,), np.array([0, 0, 7])])
     assert as_arrays.decks == game.decks
-    with pytest.raises(InvalidConfigError, match=r"decks\[1\] is empty"):
+    with pytest.raises(InvalidConfigError, match=r"decks\['player_1'\] is empty"):
         make_game(decks=[[1], []])
     with pytest.raises(InvalidConfigError, match="decks is empty"):
         make_game(decks=[])
@@ -174,14 +174,14 @@ def test_pw6_game_ends_when_fewer_than_two_can_play_and_scores_by_victory_pile()
     state = deal([9, 8], [1, 1], [2, 2])
     play(state, (0, 8), (1, 1), (2, 2), (0, 9), (1, 1), (2, 2))
     assert state.is_terminal() and state.current_player() == NO_PLAYER
-    assert state.scores() == [6, 0, 0]
+    assert state.scores() == (6, 0, 0)
     assert state.returns() == (1.0, -1.0, -1.0)
 
 
 def test_pw6_players_tied_for_top_score_get_zero_and_the_rest_minus_one():
     state = deal([9, 1], [1, 9], [2, 2])
     play(state, (0, 9), (1, 1), (2, 2), (0, 1), (1, 9), (2, 2))
-    assert state.scores() == [3, 3, 0]
+    assert state.scores() == (3, 3, 0)
     assert state.returns() == (0.0, 0.0, -1.0)
 
 
@@ -203,7 +203,11 @@ def test_pw7_a_rule_ending_on_the_cap_step_wins_over_the_cap():
 def test_illegal_action_raises_naming_the_legal_ones_and_changes_nothing():
     state = deal([5, 1, 1], [3, 2, 2])
     before = state.clone()
-    with pytest.raises(IllegalActionError, match=r"action 7 .* legal actions are \[1, 5\]"):
+    with pytest.raises(
+        IllegalActionError,
+        match=r"illegal action 7 \(play power 7\) for player_0; "
+        r"legal actions: 1 \(play power 1\), 5 \(play power 5\)$",
+    ):
         state.apply_action(7)
     assert state.hands.tolist() == before.hands.tolist()
     assert state.current_player() == before.current_player() and state.picks == before.picks
@@ -212,14 +216,18 @@ def test_illegal_action_raises_naming_the_legal_ones_and_changes_nothing():
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        ({"num_players": 1}, "num_players must be in 2..6, got 1"),
-        ({"num_players": 7}, "num_players must be in 2..6, got 7"),
+        ({"num_players": 1}, "num_players must be in 2..8, got 1"),
+        ({"num_players": 9}, "num_players must be in 2..8, got 9"),
         ({"num_players": "2"}, "num_players must be an integer"),
         ({"max_power": 0}, "max_power must be >= 1, got 0"),
         ({"max_tricks": 0}, "max_tricks must be >= 1, got 0"),
         ({"decks": [1, 11]}, r"decks\[1\] must be in 0..10, got 11"),
         ({"decks": [1, 2.5]}, r"decks\[1\] must be an integer, got 2.5"),
-        ({"decks": [[1], [2], [3]]}, r"decks must hold one deck per player \(2\), got 3"),
+        (
+            {"decks": [[1], [2], [3]]},
+            r"decks must have one entry per player \(2: .player_0., .player_1.\), got 3",
+        ),
+        ({"decks": {"player_0": [1]}}, r"decks must cover every player: missing .player_1."),
         ({"decks": "1234"}, "decks must be a list"),
     ],
 )
@@ -231,10 +239,10 @@ def test_invalid_config_names_key_and_value(config, message):
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"deck": [[1], [2]]}, "unknown reset option 'deck'; allowed: 'decks'"),
-        ({"decks": [[1, 2]]}, r"one deck per player \(2\), got 1"),
-        ({"decks": [[1], []]}, r"options\['decks'\]\[1\] is empty"),
-        ({"decks": [[1], [-1]]}, r"options\['decks'\]\[1\]\[0\] must be in 0..10, got -1"),
+        ({"decks": [[1, 2]]}, r"one entry per player \(2: .*\), got 1"),
+        ({"decks": {"player_0": [1], "player_9": [2]}}, r"unknown agent\(s\) .player_9."),
+        ({"decks": [[1], []]}, r"options\['decks'\]\['player_1'\] is empty"),
+        ({"decks": [[1], [-1]]}, r"options\['decks'\]\['player_1'\]\[0\] must be in 0..10, got -1"),
         ({"decks": [[1], ["ace"]]}, "must be an integer, got 'ace'"),
     ],
 )
