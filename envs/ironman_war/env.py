@@ -12,6 +12,7 @@
 | Action Values      | 0 to 16                                                   |
 | Observation Shape  | (259,)                                                    |
 | Observation Values | [0, high] per piece, float32                              |
+| State Shape        | (309,)                                                    |
 
 Iron Man and War Machine each own a deck of Battle Cards. Every round each draws 7, then
 **commits** three cards face down, one for each of three battles. In a battle the committed
@@ -42,43 +43,47 @@ render_mode=None)`
 
 `reset(seed=None, options=None)`: `options={"decks": {"iron_man": [...], "war_machine": [...]},
 "hands": {"iron_man": [...], "war_machine": [...]}}` (card kind names, top first; either key
-may be given, each must cover both players). `hands` are round 1's hands; without `decks` the
-deck is then the configured composition minus that hand, shuffled. Special cards in options of
-the beginner variant are an error.
+may be given). Each key holds one list per player: a dict keyed by agent name covering both
+players, or a list of two lists in seat order (`[iron_man's, war_machine's]`). `hands` are
+round 1's hands; without `decks` the deck is then the configured composition minus that hand,
+shuffled. Special cards in options of the beginner variant are an error. An unknown option key
+is ignored with a `UserWarning` naming it (C-6); bad values raise `InvalidConfigError`.
 
 ## Observation Space
 
 A dict `{"observation": float32 vector, "action_mask": int8 vector}`. The observation holds
-only what that player could see at the table. Per-seat pieces are ordered you first, then the
-opponent. Index ranges for the default config (55-card decks):
+only what that player could see at the table. Per-seat pieces (first dimension 2) hold your
+row first, then the opponent's. Each piece is flattened in C order (e.g. `flipped[seat, battle,
+kind]`); `env.unwrapped.layout.view(observation)` splits a vector into the named, shaped pieces.
+Index ranges and bounds for the default config (55-card decks):
 
-| Index | Piece | Meaning |
-|-------|-------|---------|
-| 0-7 | hand | your hand: count of each kind (kind order above) |
-| 8-15 | own_deck | your deck: count of each kind (order unknown) |
-| 16-31 | battle_cards | per seat: cards in the current battle, count per kind |
-| 32-47 | table | per seat: cards kept on the table from battles won |
-| 48-63 | discards | per seat: discard pile (face up), count per kind |
-| 64-87 | own_committed | your card committed to battle 1, 2, 3: one-hot kind each |
-| 88-135 | flipped | per seat, per battle: one-hot kind flipped at battle start |
-| 136-183 | previous_flipped | last round, per seat, per battle: one-hot kind flipped |
-| 184-199 | last_reveal | per seat: one-hot kind of the latest cards revealed together |
-| 200-208 | battle_results | per battle: one-hot won by you, won by opponent, draw |
-| 209-217 | previous_results | last round, per battle: won by you, by opponent, draw |
-| 218-223 | face_down | per seat, per battle: a committed card still lies face down |
-| 224-225 | has_pending | per seat: has picked in the current simultaneous play |
-| 226-227 | battle_totals | per seat: total in the current battle (IM-5) |
-| 228-229 | battle_card_counts | per seat: cards in the current battle |
-| 230-231 | battles_won | per seat: battles won this round |
-| 232-233 | hand_sizes | per seat: cards in hand |
-| 234-235 | deck_sizes | per seat: cards in deck |
-| 236-237 | discard_sizes | per seat: cards in discard pile |
-| 238-239 | pawns | per seat: Victory Card the pawn stands on |
-| 240 | round | current round (1-based) |
-| 241-248 | own_pending | your face-down pick in the current simultaneous play |
-| 249-251 | battle | one-hot: battle 1, 2, 3 being fought (or committed for) |
-| 252-255 | decision | one-hot: commit, play_or_concede, standoff_play, shield_target |
-| 256-258 | commit_slot | one-hot: the battle the current commit is for |
+| Index | Piece | Shape | Values | Meaning |
+|-------|-------|-------|--------|---------|
+| 0-7 | hand | 8 | 0..55 | your hand: count of each kind (kind order above) |
+| 8-15 | own_deck | 8 | 0..55 | your deck: count of each kind (order unknown) |
+| 16-31 | battle_cards | 2x8 | 0..55 | per seat: cards in the current battle, count per kind |
+| 32-47 | table | 2x8 | 0..55 | per seat: cards kept on the table from battles won |
+| 48-63 | discards | 2x8 | 0..55 | per seat: discard pile (face up), count per kind |
+| 64-87 | own_committed | 3x8 | 0..1 | your card committed to battle 1, 2, 3: one-hot kind each |
+| 88-135 | flipped | 2x3x8 | 0..1 | per seat and battle: one-hot kind flipped at battle start |
+| 136-183 | previous_flipped | 2x3x8 | 0..1 | per seat and battle: one-hot kind flipped last round |
+| 184-199 | last_reveal | 2x8 | 0..1 | per seat: one-hot kind of the last cards revealed together |
+| 200-208 | battle_results | 3x3 | 0..1 | per battle: one-hot won by you, won by opponent, draw |
+| 209-217 | previous_results | 3x3 | 0..1 | last round, per battle: won by you, by opponent, draw |
+| 218-223 | face_down | 2x3 | 0..1 | per seat, per battle: a committed card still lies face down |
+| 224-225 | has_pending | 2 | 0..1 | per seat: has picked in the current simultaneous play |
+| 226-227 | battle_totals | 2 | 0..660 | per seat: total in the current battle (IM-5) |
+| 228-229 | battle_card_counts | 2 | 0..55 | per seat: cards in the current battle |
+| 230-231 | battles_won | 2 | 0..3 | per seat: battles won this round |
+| 232-233 | hand_sizes | 2 | 0..55 | per seat: cards in hand |
+| 234-235 | deck_sizes | 2 | 0..55 | per seat: cards in deck |
+| 236-237 | discard_sizes | 2 | 0..55 | per seat: cards in discard pile |
+| 238-239 | pawns | 2 | 0..5 | per seat: Victory Card the pawn stands on |
+| 240 | round | 1 | 0..50 | current round (1-based) |
+| 241-248 | own_pending | 8 | 0..1 | your face-down pick in the current simultaneous play |
+| 249-251 | battle | 3 | 0..1 | one-hot: battle 1, 2, 3 being fought (or committed for) |
+| 252-255 | decision | 4 | 0..1 | one-hot: commit, play_or_concede, standoff_play, shield_target |
+| 256-258 | commit_slot | 3 | 0..1 | one-hot: the battle the current commit is for |
 
 Never observed: the opponent's hand and deck, its committed cards before they flip, its
 face-down pick in a simultaneous play before the reveal, and any deck's order.
@@ -102,11 +107,59 @@ Who is asked follows RULES.md C-2: a player is asked whenever a rule gives them 
 with a single legal action. The only automatic steps are the rules' own: an empty-handed
 losing player concedes (IM-6), an ENERGY SHIELD with no target does nothing (IM-8).
 
+## State
+
+`env.state()` returns the full-information state vector (`env.state_space`, a float32 Box) for
+centralised critics and debugging: it shows every hidden card (hands, deck compositions,
+face-down committed cards, pending picks), so agents must not see it. Per-seat pieces are in
+absolute seat order, iron_man's row first. `env.unwrapped.state_layout.view(state)` splits it.
+Index ranges for the default config:
+
+| Index | Piece | Shape | Values | Meaning |
+|-------|-------|-------|--------|---------|
+| 0-15 | hands | 2x8 | 0..55 | per seat: hand, count of each kind |
+| 16-31 | decks | 2x8 | 0..55 | per seat: deck, count of each kind (not the order) |
+| 32-79 | committed | 2x3x8 | 0..1 | per seat, per battle: one-hot kind committed (even face down) |
+| 80-95 | pending | 2x8 | 0..1 | per seat: one-hot face-down pick of the current simultaneous play |
+| 96-111 | battle_cards | 2x8 | 0..55 | per seat: cards in the current battle, count per kind |
+| 112-127 | table | 2x8 | 0..55 | per seat: cards kept on the table from battles won |
+| 128-143 | discards | 2x8 | 0..55 | per seat: discard pile, count per kind |
+| 144-191 | flipped | 2x3x8 | 0..1 | per seat and battle: one-hot kind flipped at battle start |
+| 192-239 | previous_flipped | 2x3x8 | 0..1 | per seat and battle: one-hot kind flipped last round |
+| 240-255 | last_reveal | 2x8 | 0..1 | per seat: one-hot kind of the last cards revealed together |
+| 256-264 | battle_results | 3x3 | 0..1 | per battle, one-hot: iron_man won, war_machine won, draw |
+| 265-273 | previous_results | 3x3 | 0..1 | as battle_results, for the last round |
+| 274-279 | face_down | 2x3 | 0..1 | per seat, per battle: a committed card still lies face down |
+| 280-281 | has_pending | 2 | 0..1 | per seat: has picked in the current simultaneous play |
+| 282-283 | battle_totals | 2 | 0..660 | per seat: total in the current battle (IM-5) |
+| 284-285 | battle_card_counts | 2 | 0..55 | per seat: cards in the current battle |
+| 286-287 | battles_won | 2 | 0..3 | per seat: battles won this round |
+| 288-289 | hand_sizes | 2 | 0..55 | per seat: cards in hand |
+| 290-291 | deck_sizes | 2 | 0..55 | per seat: cards in deck |
+| 292-293 | discard_sizes | 2 | 0..55 | per seat: cards in discard pile |
+| 294-295 | pawns | 2 | 0..5 | per seat: Victory Card the pawn stands on |
+| 296 | round | 1 | 0..50 | current round (1-based) |
+| 297-299 | battle | 3 | 0..1 | one-hot: battle 1, 2, 3 being fought (or committed for) |
+| 300-303 | decision | 4 | 0..1 | one-hot: commit, play_or_concede, standoff_play, shield_target |
+| 304-306 | commit_slot | 3 | 0..1 | one-hot: the battle the current commit is for |
+| 307-308 | to_act | 2 | 0..1 | one-hot: the seat to act (all zeros once the game is over) |
+
+Deck order is in neither vector.
+
 ## Rewards
 
 0 until the game ends; then +1 for the player whose pawn reaches the last Victory Card, -1 for
-the other. Truncation at `max_rounds`: 0 each. With `env()` an illegal action ends the game
-with -1 for the offender (0 for the other); `raw_env` raises `IllegalActionError`.
+the other (the game is zero-sum: `metadata["zero_sum"]` is True). Truncation at `max_rounds`:
+0 each. With `env()` an illegal action ends the game with -1 for the offender (0 for the
+other); `raw_env` raises `IllegalActionError`.
+
+## Infos
+
+Empty during the game. At the end of a game every agent's info holds `outcome`
+(`"terminated"`, `"truncated"`, or `"illegal_action"` together with `offender`, the agent that
+sent it), `scores` (agent -> Victory Card its pawn stands on), `winners` (the agents with a
+positive reward: the one whose pawn reached the last Victory Card, or nobody) and `steps`
+(actions played).
 
 ## Decided rules (RULES.md [decided] and gaps)
 
@@ -162,11 +215,16 @@ from typing import Any
 
 import numpy as np
 
-from ..core import GameAECEnv, ObservationLayout, Piece, env_metadata, wrap
+from ..core import GameAECEnv, GameWrapper, ObservationLayout, Piece, env_metadata, wrap
 from .render import render_table
 from .rules import (
+    AGENTS,
     COMMIT,
+    DECISION_NAMES,
     DRAW,
+    GAME_OVER,
+    NO_CARD,
+    NUM_BATTLES,
     NUM_KINDS,
     UNDECIDED,
     IronManWarGame,
@@ -174,158 +232,321 @@ from .rules import (
     make_game,
 )
 
-# Row -1 (NO_CARD / no result) of these tables is all zeros, so indexing encodes "none".
-_KIND_ONE_HOT = np.vstack(
-    [np.eye(NUM_KINDS, dtype=np.float32), np.zeros((1, NUM_KINDS), np.float32)]
-)
-_RESULT_ONE_HOT = np.vstack([np.eye(3, dtype=np.float32), np.zeros((1, 3), np.float32)])
+SEATS = len(AGENTS)
+#: The decisions an agent can be asked (``GAME_OVER`` is not one: it shows as all zeros).
+ASKED = DECISION_NAMES[:GAME_OVER]
 
 
-def _result_rows(seat: int) -> np.ndarray:
-    """One-hot row per battle result + 1: you won, opponent won, draw; zeros if undecided."""
-    columns = np.full(4, 3)
-    columns[seat + 1], columns[1 - seat + 1], columns[DRAW + 1] = 0, 1, 2
-    columns[UNDECIDED + 1] = 3
-    return _RESULT_ONE_HOT[columns]
-
-
-def _gather(rows_per_block: list[int], width: int, seat: int) -> np.ndarray:
-    """Indices into a flattened stack of (2, width) tables: per table, the observer's row
-    only (1) or the observer's row then the opponent's (2)."""
-    index: list[int] = []
-    for block, rows in enumerate(rows_per_block):
-        for row in (seat,) if rows == 1 else (seat, 1 - seat):
-            start = (2 * block + row) * width
-            index.extend(range(start, start + width))
-    return np.array(index)
-
-
-def _result_vectors(seat: int) -> dict[tuple[int, ...], np.ndarray]:
-    """Every possible round of three battle results -> its 9 one-hot floats for ``seat``."""
-    rows = _result_rows(seat)
+def _result_table(columns: dict[int, int]) -> dict[tuple[int, ...], np.ndarray]:
+    """Every round of three battle results -> its (3, 3) one-hot rows, a result ``r`` going to
+    column ``columns[r]`` (``UNDECIDED``: a row of zeros)."""
+    rows = np.zeros((4, 3), dtype=np.float32)
     values = (UNDECIDED, 0, 1, DRAW)
+    for value in values:
+        if value in columns:
+            rows[values.index(value), columns[value]] = 1.0
     return {
-        (a, b, c): np.concatenate([rows[a + 1], rows[b + 1], rows[c + 1]])
+        (a, b, c): rows[[values.index(a), values.index(b), values.index(c)]]
         for a in values
         for b in values
         for c in values
     }
 
 
-# Stacks, in encode's order: hands, deck_counts, battle_cards, table, discards (width 8) /
-# committed, flipped, previous_flipped (width 3).
-_COUNT_GATHER = tuple(_gather([1, 1, 2, 2, 2], NUM_KINDS, seat) for seat in (0, 1))
-_KIND_GATHER = tuple(_gather([1, 2, 2], 3, seat) for seat in (0, 1))
-_RESULT_VECTORS = (_result_vectors(0), _result_vectors(1))
+#: For each observer: results as won by you, won by the opponent, draw.
+_OBSERVED_RESULTS = tuple(_result_table({seat: 0, 1 - seat: 1, DRAW: 2}) for seat in range(2))
+#: For the state: results as won by iron_man, won by war_machine, draw.
+_ABSOLUTE_RESULTS = _result_table({0: 0, 1: 1, DRAW: 2})
+#: Row order of per-seat tables for each observer: itself, then the opponent.
+_ROWS = (slice(None), slice(None, None, -1))
 
 
 def observation_layout(game: IronManWarGame) -> ObservationLayout:
     """The observation pieces of ``game``; the docstring table above is generated from this.
 
-    Pieces are grouped by how they are encoded (card counts, one-hot kinds, battle results,
-    scalars, one-hot flags) so that ``raw_env.encode`` fills each group with one assignment.
+    Per-seat pieces (first dimension 2) hold the observer's row first, then the opponent's.
     """
     cards = game.deck_size
-    pieces = [
-        ("hand", 8, cards, "your hand: count of each kind (kind order above)"),
-        ("own_deck", 8, cards, "your deck: count of each kind (order unknown)"),
-        ("battle_cards", 16, cards, "per seat: cards in the current battle, count per kind"),
-        ("table", 16, cards, "per seat: cards kept on the table from battles won"),
-        ("discards", 16, cards, "per seat: discard pile (face up), count per kind"),
-        ("own_committed", 24, 1, "your card committed to battle 1, 2, 3: one-hot kind each"),
-        ("flipped", 48, 1, "per seat, per battle: one-hot kind flipped at battle start"),
-        ("previous_flipped", 48, 1, "last round, per seat, per battle: one-hot kind flipped"),
-        ("last_reveal", 16, 1, "per seat: one-hot kind of the latest cards revealed together"),
-        ("battle_results", 9, 1, "per battle: one-hot won by you, won by opponent, draw"),
-        ("previous_results", 9, 1, "last round, per battle: won by you, by opponent, draw"),
-        ("face_down", 6, 1, "per seat, per battle: a committed card still lies face down"),
-        ("has_pending", 2, 1, "per seat: has picked in the current simultaneous play"),
-        ("battle_totals", 2, 12 * cards, "per seat: total in the current battle (IM-5)"),
-        ("battle_card_counts", 2, cards, "per seat: cards in the current battle"),
-        ("battles_won", 2, 3, "per seat: battles won this round"),
-        ("hand_sizes", 2, cards, "per seat: cards in hand"),
-        ("deck_sizes", 2, cards, "per seat: cards in deck"),
-        ("discard_sizes", 2, cards, "per seat: cards in discard pile"),
-        ("pawns", 2, game.victory_cards, "per seat: Victory Card the pawn stands on"),
-        ("round", 1, game.max_rounds, "current round (1-based)"),
-        ("own_pending", 8, 1, "your face-down pick in the current simultaneous play"),
-        ("battle", 3, 1, "one-hot: battle 1, 2, 3 being fought (or committed for)"),
-        ("decision", 4, 1, "one-hot: commit, play_or_concede, standoff_play, shield_target"),
-        ("commit_slot", 3, 1, "one-hot: the battle the current commit is for"),
-    ]
-    return ObservationLayout([Piece(*piece) for piece in pieces])
+    kinds, battles = NUM_KINDS, NUM_BATTLES
+    return ObservationLayout(
+        [
+            Piece("hand", kinds, cards, "your hand: count of each kind (kind order above)"),
+            Piece("own_deck", kinds, cards, "your deck: count of each kind (order unknown)"),
+            Piece(
+                "battle_cards",
+                (SEATS, kinds),
+                cards,
+                "per seat: cards in the current battle, count per kind",
+            ),
+            Piece(
+                "table", (SEATS, kinds), cards, "per seat: cards kept on the table from battles won"
+            ),
+            Piece(
+                "discards",
+                (SEATS, kinds),
+                cards,
+                "per seat: discard pile (face up), count per kind",
+            ),
+            Piece(
+                "own_committed",
+                (battles, kinds),
+                1,
+                "your card committed to battle 1, 2, 3: one-hot kind each",
+            ),
+            Piece(
+                "flipped",
+                (SEATS, battles, kinds),
+                1,
+                "per seat and battle: one-hot kind flipped at battle start",
+            ),
+            Piece(
+                "previous_flipped",
+                (SEATS, battles, kinds),
+                1,
+                "per seat and battle: one-hot kind flipped last round",
+            ),
+            Piece(
+                "last_reveal",
+                (SEATS, kinds),
+                1,
+                "per seat: one-hot kind of the last cards revealed together",
+            ),
+            Piece(
+                "battle_results",
+                (battles, 3),
+                1,
+                "per battle: one-hot won by you, won by opponent, draw",
+            ),
+            Piece(
+                "previous_results",
+                (battles, 3),
+                1,
+                "last round, per battle: won by you, by opponent, draw",
+            ),
+            Piece(
+                "face_down",
+                (SEATS, battles),
+                1,
+                "per seat, per battle: a committed card still lies face down",
+            ),
+            Piece("has_pending", SEATS, 1, "per seat: has picked in the current simultaneous play"),
+            Piece(
+                "battle_totals", SEATS, 12 * cards, "per seat: total in the current battle (IM-5)"
+            ),
+            Piece("battle_card_counts", SEATS, cards, "per seat: cards in the current battle"),
+            Piece("battles_won", SEATS, battles, "per seat: battles won this round"),
+            Piece("hand_sizes", SEATS, cards, "per seat: cards in hand"),
+            Piece("deck_sizes", SEATS, cards, "per seat: cards in deck"),
+            Piece("discard_sizes", SEATS, cards, "per seat: cards in discard pile"),
+            Piece("pawns", SEATS, game.victory_cards, "per seat: Victory Card the pawn stands on"),
+            Piece("round", 1, game.max_rounds, "current round (1-based)"),
+            Piece("own_pending", kinds, 1, "your face-down pick in the current simultaneous play"),
+            Piece("battle", battles, 1, "one-hot: battle 1, 2, 3 being fought (or committed for)"),
+            Piece("decision", len(ASKED), 1, "one-hot: " + ", ".join(ASKED)),
+            Piece("commit_slot", battles, 1, "one-hot: the battle the current commit is for"),
+        ]
+    )
 
 
-def _span(layout: ObservationLayout, first: str, last: str) -> slice:
-    return slice(layout[first].start, layout[last].stop)
+def state_layout(game: IronManWarGame) -> ObservationLayout:
+    """The full-information state (``env.state()``): both seats in absolute order, iron_man's
+    row first, with every hidden card."""
+    cards = game.deck_size
+    kinds, battles = NUM_KINDS, NUM_BATTLES
+    return ObservationLayout(
+        [
+            Piece("hands", (SEATS, kinds), cards, "per seat: hand, count of each kind"),
+            Piece(
+                "decks", (SEATS, kinds), cards, "per seat: deck, count of each kind (not the order)"
+            ),
+            Piece(
+                "committed",
+                (SEATS, battles, kinds),
+                1,
+                "per seat, per battle: one-hot kind committed (even face down)",
+            ),
+            Piece(
+                "pending",
+                (SEATS, kinds),
+                1,
+                "per seat: one-hot face-down pick of the current simultaneous play",
+            ),
+            Piece(
+                "battle_cards",
+                (SEATS, kinds),
+                cards,
+                "per seat: cards in the current battle, count per kind",
+            ),
+            Piece(
+                "table", (SEATS, kinds), cards, "per seat: cards kept on the table from battles won"
+            ),
+            Piece("discards", (SEATS, kinds), cards, "per seat: discard pile, count per kind"),
+            Piece(
+                "flipped",
+                (SEATS, battles, kinds),
+                1,
+                "per seat and battle: one-hot kind flipped at battle start",
+            ),
+            Piece(
+                "previous_flipped",
+                (SEATS, battles, kinds),
+                1,
+                "per seat and battle: one-hot kind flipped last round",
+            ),
+            Piece(
+                "last_reveal",
+                (SEATS, kinds),
+                1,
+                "per seat: one-hot kind of the last cards revealed together",
+            ),
+            Piece(
+                "battle_results",
+                (battles, 3),
+                1,
+                "per battle, one-hot: iron_man won, war_machine won, draw",
+            ),
+            Piece(
+                "previous_results",
+                (battles, 3),
+                1,
+                "as battle_results, for the last round",
+            ),
+            Piece(
+                "face_down",
+                (SEATS, battles),
+                1,
+                "per seat, per battle: a committed card still lies face down",
+            ),
+            Piece("has_pending", SEATS, 1, "per seat: has picked in the current simultaneous play"),
+            Piece(
+                "battle_totals", SEATS, 12 * cards, "per seat: total in the current battle (IM-5)"
+            ),
+            Piece("battle_card_counts", SEATS, cards, "per seat: cards in the current battle"),
+            Piece("battles_won", SEATS, battles, "per seat: battles won this round"),
+            Piece("hand_sizes", SEATS, cards, "per seat: cards in hand"),
+            Piece("deck_sizes", SEATS, cards, "per seat: cards in deck"),
+            Piece("discard_sizes", SEATS, cards, "per seat: cards in discard pile"),
+            Piece("pawns", SEATS, game.victory_cards, "per seat: Victory Card the pawn stands on"),
+            Piece("round", 1, game.max_rounds, "current round (1-based)"),
+            Piece("battle", battles, 1, "one-hot: battle 1, 2, 3 being fought (or committed for)"),
+            Piece("decision", len(ASKED), 1, "one-hot: " + ", ".join(ASKED)),
+            Piece("commit_slot", battles, 1, "one-hot: the battle the current commit is for"),
+            Piece("to_act", SEATS, 1, "one-hot: the seat to act (all zeros once the game is over)"),
+        ]
+    )
+
+
+def _one_hot_kinds(view: np.ndarray, kinds: list[int]) -> None:
+    """Set ``view[i, kinds[i]]`` for every ``kinds[i]`` that is a card (not ``NO_CARD``)."""
+    for row, kind in enumerate(kinds):
+        if kind != NO_CARD:
+            view[row, kind] = 1.0
 
 
 class raw_env(GameAECEnv):
     """Iron Man 2 Game of War; raises ``IllegalActionError`` on an illegal action."""
 
-    metadata = env_metadata("ironman_war_v0")
+    metadata = env_metadata("ironman_war_v0", SEATS, SEATS)
     build_game = staticmethod(make_game)
     build_layout = staticmethod(observation_layout)
+    build_state_layout = staticmethod(state_layout)
+    #: Representative configurations; the conformance suite runs every generic check on each.
+    example_configs = (
+        {},
+        {"variant": "beginner"},
+        # small decks: empty hands, reshuffles and the round cap all happen often
+        {"deck": {"attack_1": 3, "attack_5": 1, "upgrade": 2, "energy_shield": 2}, "max_rounds": 4},
+    )
 
-    def __init__(self, render_mode: str | None = None, **config: Any) -> None:
-        super().__init__(render_mode, **config)
-        layout = self.layout
-        self._counts = _span(layout, "hand", "discards")
-        self._kinds = _span(layout, "own_committed", "previous_flipped")
-        self._last_reveal = layout["last_reveal"].start
-        self._battle_results = layout["battle_results"]
-        self._previous_results = layout["previous_results"]
-        self._scalars = _span(layout, "face_down", "round")
-        self._own_pending = layout["own_pending"].start
-        self._battle = layout["battle"].start
-        self._decision = layout["decision"].start
-        self._commit_slot = layout["commit_slot"].start
-
-    def encode(self, state: IronManWarState, seat: int) -> np.ndarray:  # type: ignore[override]
+    def encode(  # type: ignore[override]
+        self, state: IronManWarState, seat: int, views: dict[str, np.ndarray]
+    ) -> None:
         other = 1 - seat
-        obs = self.layout.zeros()
-        counts = np.concatenate(
-            (state.hands, state.deck_counts, state.battle_cards, state.table, state.discards)
-        )
-        obs[self._counts] = counts.ravel()[_COUNT_GATHER[seat]]
-        kinds = np.concatenate((state.committed, state.flipped, state.previous_flipped))
-        obs[self._kinds] = _KIND_ONE_HOT[kinds.ravel()[_KIND_GATHER[seat]]].ravel()
-        for rel, kind in enumerate((state.last_reveal[seat], state.last_reveal[other])):
-            if kind >= 0:
-                obs[self._last_reveal + rel * NUM_KINDS + kind] = 1.0
-        results = _RESULT_VECTORS[seat]
-        obs[self._battle_results] = results[tuple(state.battle_results)]
-        obs[self._previous_results] = results[tuple(state.previous_results)]
-        face_down = state.face_down.tolist()
+        rows = _ROWS[seat]
+        views["hand"][:] = state.hands[seat]
+        views["own_deck"][:] = state.deck_counts[seat]
+        views["battle_cards"][:] = state.battle_cards[rows]
+        views["table"][:] = state.table[rows]
+        views["discards"][:] = state.discards[rows]
+        _one_hot_kinds(views["own_committed"], state.committed[seat].tolist())
+        flipped = state.flipped.tolist()
+        view = views["flipped"]
+        _one_hot_kinds(view[0], flipped[seat])
+        _one_hot_kinds(view[1], flipped[other])
+        flipped = state.previous_flipped.tolist()
+        view = views["previous_flipped"]
+        _one_hot_kinds(view[0], flipped[seat])
+        _one_hot_kinds(view[1], flipped[other])
+        last = state.last_reveal
+        _one_hot_kinds(views["last_reveal"], [last[seat], last[other]])
+        results = _OBSERVED_RESULTS[seat]
+        views["battle_results"][:] = results[tuple(state.battle_results)]
+        views["previous_results"][:] = results[tuple(state.previous_results)]
+        views["face_down"][:] = state.face_down[rows]
         discards = state.discards.tolist()
-        scalars = face_down[seat] + face_down[other]
-        for values in (
-            state.has_pending,
-            state.battle_totals,
-            state.battle_card_counts,
-            state.battles_won,
-            state.hand_sizes,
-            state.deck_sizes,
-            (sum(discards[0]), sum(discards[1])),
-            state.pawns,
+        for name, values in (
+            ("has_pending", state.has_pending),
+            ("battle_totals", state.battle_totals),
+            ("battle_card_counts", state.battle_card_counts),
+            ("battles_won", state.battles_won),
+            ("hand_sizes", state.hand_sizes),
+            ("deck_sizes", state.deck_sizes),
+            ("discard_sizes", (sum(discards[0]), sum(discards[1]))),
+            ("pawns", state.pawns),
         ):
-            scalars.append(values[seat])
-            scalars.append(values[other])
-        scalars.append(state.round)
-        obs[self._scalars] = scalars
+            view = views[name]
+            view[0] = values[seat]
+            view[1] = values[other]
+        views["round"][0] = state.round
         if state.has_pending[seat]:
-            obs[self._own_pending + state.pending_play[seat]] = 1.0
-        obs[self._battle + state.battle] = 1.0
-        if state.decision < 4:
-            obs[self._decision + state.decision] = 1.0
-        if state.decision == COMMIT:
-            obs[self._commit_slot + state.commit_slot] = 1.0
-        return obs
+            views["own_pending"][state.pending_play[seat]] = 1.0
+        views["battle"][state.battle] = 1.0
+        if state.decision != GAME_OVER:
+            views["decision"][state.decision] = 1.0
+            if state.decision == COMMIT:
+                views["commit_slot"][state.commit_slot] = 1.0
+
+    def encode_state(  # type: ignore[override]
+        self, state: IronManWarState, views: dict[str, np.ndarray]
+    ) -> None:
+        views["hands"][:] = state.hands
+        views["decks"][:] = state.deck_counts
+        committed = views["committed"]
+        flipped = views["flipped"]
+        previous = views["previous_flipped"]
+        for seat in range(SEATS):
+            _one_hot_kinds(committed[seat], state.committed[seat].tolist())
+            _one_hot_kinds(flipped[seat], state.flipped[seat].tolist())
+            _one_hot_kinds(previous[seat], state.previous_flipped[seat].tolist())
+        picks = zip(state.pending_play, state.has_pending, strict=True)
+        _one_hot_kinds(views["pending"], [kind if picked else NO_CARD for kind, picked in picks])
+        views["battle_cards"][:] = state.battle_cards
+        views["table"][:] = state.table
+        views["discards"][:] = state.discards
+        _one_hot_kinds(views["last_reveal"], state.last_reveal)
+        views["battle_results"][:] = _ABSOLUTE_RESULTS[tuple(state.battle_results)]
+        views["previous_results"][:] = _ABSOLUTE_RESULTS[tuple(state.previous_results)]
+        views["face_down"][:] = state.face_down
+        views["has_pending"][:] = state.has_pending
+        views["battle_totals"][:] = state.battle_totals
+        views["battle_card_counts"][:] = state.battle_card_counts
+        views["battles_won"][:] = state.battles_won
+        views["hand_sizes"][:] = state.hand_sizes
+        views["deck_sizes"][:] = state.deck_sizes
+        views["discard_sizes"][:] = state.discard_sizes
+        views["pawns"][:] = state.pawns
+        views["round"][0] = state.round
+        views["battle"][state.battle] = 1.0
+        if state.decision != GAME_OVER:
+            views["decision"][state.decision] = 1.0
+            views["to_act"][state.current_player()] = 1.0
+            if state.decision == COMMIT:
+                views["commit_slot"][state.commit_slot] = 1.0
 
     def render_text(self, state: IronManWarState) -> str:  # type: ignore[override]
         return render_table(state)
 
 
-def env(**kwargs: Any):
-    """``raw_env`` with PettingZoo's standard wrappers (illegal action: -1 and game over)."""
+def env(**kwargs: Any) -> GameWrapper:
+    """``raw_env`` with the standard wrapper (illegal action: -1 and game over)."""
     return wrap(raw_env(**kwargs))

@@ -1,7 +1,9 @@
 """Pure rules of Iron Man 2 Game of War (RULES.md section 1, rules IM-1 .. IM-14).
 
 numpy and the standard library only. ``make_game`` validates a configuration into an
-``IronManWarGame``; ``IronManWarState`` is one game, advanced in place by ``apply_action``.
+``IronManWarGame``; ``IronManWarState`` is one game, advanced in place by ``apply_action``
+(checked by the shared ``CheckedActions``) or ``apply_legal_action`` (unchecked, for callers that
+checked the mask, like the env).
 Seats: 0 ``iron_man``, 1 ``war_machine``. Card kinds are indexed as in ``KINDS``; actions are
 ``0..7`` commit / play a card of that kind, ``8`` concede, ``9..16`` ENERGY SHIELD target
 (the opponent's card of kind ``a - 9`` in this battle). Decks are Python lists with the top card
@@ -87,8 +89,9 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import IllegalActionError, InvalidConfigError
-from ..core.game import NO_PLAYER
+from ..core.errors import InvalidConfigError
+from ..core.game import NO_PLAYER, CheckedActions
+from ..core.options import check_reset_options, per_player
 from ..core.validation import check_choice, check_int, check_known_keys, check_sequence
 
 KINDS = (
@@ -186,8 +189,19 @@ class IronManWarGame:
     deck: tuple[int, ...]
     victory_cards: int
     max_rounds: int
-    agent_names: tuple[str, ...] = AGENTS
-    num_actions: int = NUM_ACTIONS
+
+    @property
+    def agent_names(self) -> tuple[str, ...]:
+        return AGENTS
+
+    @property
+    def num_actions(self) -> int:
+        return NUM_ACTIONS
+
+    @property
+    def zero_sum(self) -> bool:
+        """IM-12: +1 / -1 at the end, 0 / 0 at the cap."""
+        return True
 
     @property
     def deck_size(self) -> int:
@@ -225,14 +239,9 @@ class IronManWarGame:
         return IronManWarState(self, rng, piles, hands if hands[0] is not None else None)
 
     def _parse_options(self, options: Any) -> tuple[list[list[int] | None], list[list[int] | None]]:
-        none: list[list[int] | None] = [None, None]
-        if options is None:
-            return none, list(none)
-        if not isinstance(options, Mapping):
-            raise InvalidConfigError(
-                f"reset options must be a dict, got {options!r} ({type(options).__name__})"
-            )
-        check_known_keys(options, RESET_OPTION_KEYS, "reset option")
+        """C-6: ``decks`` and ``hands``, each one list of kind names per player (a list in seat
+        order or a dict keyed by agent). Unknown keys warn and are ignored."""
+        options = check_reset_options(options, RESET_OPTION_KEYS)
         decks = self._parse_card_lists(options, "decks")
         hands = self._parse_card_lists(options, "hands")
         for seat, agent in enumerate(AGENTS):
@@ -250,9 +259,8 @@ class IronManWarGame:
             owned = len(hand) + (len(fixed) if fixed is not None else self.deck_size - len(hand))
             if owned == 0:
                 raise InvalidConfigError(
-                    f"options give {agent!r} no card at all (hands "
-                    f"{options.get('hands', {}).get(agent)!r}, decks "
-                    f"{options.get('decks', {}).get(agent)!r}); each player needs at least one"
+                    f"options give {agent!r} no card at all (hands {_names(hands[seat])}, "
+                    f"decks {_names(fixed)}); each player needs at least one"
                 )
             if owned > self.deck_size:
                 raise InvalidConfigError(
@@ -265,22 +273,12 @@ class IronManWarGame:
     def _parse_card_lists(self, options: Mapping[str, Any], key: str) -> list[list[int] | None]:
         if key not in options:
             return [None, None]
-        per_agent = options[key]
-        if not isinstance(per_agent, Mapping):
-            raise InvalidConfigError(
-                f"options[{key!r}] must be a dict agent -> list of card kinds, got {per_agent!r}"
-            )
-        check_known_keys(per_agent, AGENTS, f"agent in options[{key!r}]")
-        missing = [agent for agent in AGENTS if agent not in per_agent]
-        if missing:
-            raise InvalidConfigError(
-                f"options[{key!r}] must cover both players {list(AGENTS)}, missing {missing}"
-            )
+        per_seat = per_player(options[key], f"options[{key!r}]", AGENTS)
         allowed = ATTACK_KINDS if self.beginner else KINDS
         result: list[list[int] | None] = []
-        for agent in AGENTS:
+        for agent, cards in zip(AGENTS, per_seat, strict=True):
             where = f"options[{key!r}][{agent!r}]"
-            names = check_sequence(per_agent[agent], where)
+            names = check_sequence(cards, where)
             kinds = []
             for i, name in enumerate(names):
                 if self.beginner and isinstance(name, str) and name in SPECIAL_KINDS:
@@ -291,6 +289,10 @@ class IronManWarGame:
                 kinds.append(_KIND_INDEX[check_choice(name, f"{where}[{i}]", allowed)])
             result.append(kinds)
         return result
+
+
+def _names(kinds: list[int] | None) -> str:
+    return "not given" if kinds is None else repr([KINDS[k] for k in kinds])
 
 
 def make_game(
@@ -307,7 +309,7 @@ def make_game(
     return IronManWarGame(variant, counts, victory_cards, max_rounds)
 
 
-class IronManWarState:
+class IronManWarState(CheckedActions):
     """One game in progress. Attributes are public for encoders and tests; treat as read-only.
 
     Seat-indexed (0 iron_man, 1 war_machine). Visibility: **public** = both players may see it;
@@ -414,27 +416,13 @@ class IronManWarState:
     def legal_actions(self) -> list[int]:
         return np.flatnonzero(self.legal_action_mask()).tolist()
 
-    def is_legal(self, action: int) -> bool:
-        """Whether ``apply_action(action)`` would be accepted now (no mask built)."""
-        decision = self.decision
-        if decision == GAME_OVER or not 0 <= action < NUM_ACTIONS:
-            return False
-        seat = self.current_seat
-        if action < NUM_KINDS:
-            return decision != SHIELD_TARGET and bool(self.hands[seat, action] > 0)
-        if action == CONCEDE:
-            return decision == PLAY_OR_CONCEDE
-        return decision == SHIELD_TARGET and bool(self.battle_cards[1 - seat, action - SHIELD_BASE])
+    @property
+    def agent_names(self) -> tuple[str, ...]:
+        return AGENTS
 
-    def apply_action(self, action: int) -> None:
-        """Advance by one decision of ``current_seat``; illegal actions change nothing."""
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(
-                f"action must be an integer in 0..{NUM_ACTIONS - 1}, got {action!r}"
-            )
-        action = int(action)
-        if not self.is_legal(action):
-            raise IllegalActionError(self._illegal_message(action))
+    def apply_legal_action(self, action: int) -> None:
+        """Advance by one decision of ``current_seat``. ``action`` must be legal (the caller
+        checked the mask); ``apply_action`` checks it first and raises ``IllegalActionError``."""
         seat = self.current_seat
         decision = self.decision
         if decision == COMMIT:
@@ -486,6 +474,44 @@ class IronManWarState:
         twin._rng = np.random.Generator(bit_generator)
         return twin
 
+    def scores(self) -> tuple[int, ...]:
+        """IM-12: the Victory Card each pawn stands on (1 .. ``victory_cards``)."""
+        return (self.pawns[0], self.pawns[1])
+
+    def resample_from_infostate(self, seat: int, rng: np.random.Generator) -> IronManWarState:
+        """A copy in which everything ``seat`` cannot see is redrawn from ``rng``.
+
+        The opponent's unseen cards (hand, committed cards still face down, pending face-down
+        pick, deck) are pooled, shuffled and dealt back into the same places with the same
+        sizes; ``seat``'s own deck is reshuffled (it knows the composition, not the order).
+        Everything public and everything of ``seat``'s own stays as it is, and the copy keeps
+        its own generator (a copy of this state's) for later reshuffles.
+        """
+        twin = self.clone()
+        own_pile = np.array(twin._piles[seat], dtype=np.int64)
+        rng.shuffle(own_pile)
+        twin._piles[seat] = own_pile.tolist()
+        other = 1 - seat
+        hidden_slots = np.flatnonzero(twin.face_down[other]).tolist()
+        pending = bool(twin.has_pending[other])
+        hand = np.repeat(_KIND_RANGE, twin.hands[other])
+        committed = twin.committed[other, hidden_slots]
+        picked = np.array([twin.pending_play[other]] if pending else [], dtype=np.int64)
+        deck = np.array(twin._piles[other], dtype=np.int64)
+        pool = np.concatenate((hand, committed, picked, deck))
+        rng.shuffle(pool)
+        used = len(hand)
+        twin.hands[other] = np.bincount(pool[:used], minlength=NUM_KINDS)
+        twin.committed[other, hidden_slots] = pool[used : used + len(hidden_slots)]
+        used += len(hidden_slots)
+        if pending:
+            twin.pending_play[other] = int(pool[used])
+            used += 1
+        pile = pool[used:]
+        twin._piles[other] = pile.tolist()
+        twin.deck_counts[other] = np.bincount(pile, minlength=NUM_KINDS)
+        return twin
+
     # --- derived views ---------------------------------------------------------------------
     @property
     def discard_sizes(self) -> list[int]:
@@ -511,16 +537,6 @@ class IronManWarState:
     def deck_order(self, seat: int) -> list[int]:
         """``seat``'s deck, top card first (hidden information: for tests and debugging)."""
         return self._piles[seat][::-1]
-
-    def _illegal_message(self, action: int) -> str:
-        if self.decision == GAME_OVER:
-            return f"the game is over; no action is legal (got action {action})"
-        legal = ", ".join(f"{a} ({self.action_to_string(a)})" for a in self.legal_actions())
-        return (
-            f"illegal action {action} ({self.action_to_string(action)}) for "
-            f"{AGENTS[self.current_seat]} at decision {DECISION_NAMES[self.decision]}; "
-            f"legal actions: {legal}"
-        )
 
     # --- drawing ---------------------------------------------------------------------------
     def _draw(self, seat: int, count: int) -> None:

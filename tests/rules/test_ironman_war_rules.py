@@ -7,11 +7,12 @@ hand a player commits them all, so every battle of that round resolves without a
 from __future__ import annotations
 
 import random
+import re
 
 import numpy as np
 import pytest
 
-from cardarena.envs.core import NO_PLAYER, IllegalActionError, InvalidConfigError
+from cardarena.envs.core import NO_PLAYER, CheckedActions, IllegalActionError, InvalidConfigError
 from cardarena.envs.ironman_war.rules import (
     AGENTS,
     COMMIT,
@@ -34,6 +35,7 @@ A1, A2, A3, A4, A5, UP, SH, FA = range(8)
 IM, WM = 0, 1
 VALUES = (1, 2, 3, 4, 5, 0, 0, 6)  # IM-8, written out independently of the module
 FILLER = [A1] * 10
+FIXED = ["attack_1", "attack_2", "upgrade", "attack_3", "energy_shield", "attack_4", "final_attack"]
 
 
 def names(kinds):
@@ -99,6 +101,7 @@ def view(state, seat):
     """What ``seat`` may see according to the IronManWarState docstring."""
     seen = {name: np.asarray(getattr(state, name)).tolist() for name in PUBLIC}
     seen["own_hand"] = state.hands[seat].tolist()
+    seen["own_deck"] = state.deck_counts[seat].tolist()
     seen["own_committed"] = state.committed[seat].tolist()
     seen["own_pending"] = state.pending_play[seat]
     return seen
@@ -115,6 +118,13 @@ def test_im1_default_deck_is_the_55_card_clash_of_the_lightsabers_composition():
     assert game.deck_dict() == expected and game.deck_size == 55
     assert game.agent_names == AGENTS == ("iron_man", "war_machine")
     assert game.num_actions == NUM_ACTIONS == 17
+    assert game.zero_sum is True  # IM-12: +1 / -1, or 0 / 0 at the cap
+
+
+def test_state_names_its_agents_for_the_shared_checked_apply_action():
+    state = make_game().new_initial_state(np.random.default_rng(0))
+    assert isinstance(state, CheckedActions)
+    assert state.agent_names == AGENTS
 
 
 def test_im1_setup_shuffles_each_own_deck_from_the_seeded_rng_and_pawns_start_on_card_1():
@@ -126,6 +136,7 @@ def test_im1_setup_shuffles_each_own_deck_from_the_seeded_rng_and_pawns_start_on
     assert a.deck_order(0) != c.deck_order(0)
     assert a.deck_order(0) != a.deck_order(1)  # each player shuffles their own deck
     assert a.pawns == [1, 1] and a.round == 1 and a.winner == NO_PLAYER
+    assert a.scores() == (1, 1)
     for seat in range(2):
         assert a.hand_sizes[seat] == 7 and a.deck_sizes[seat] == 48
         owned = a.hands[seat] + np.bincount(a.deck_order(seat), minlength=8)
@@ -181,6 +192,7 @@ def test_im1_four_steps_win_with_five_victory_cards():
     for _ in range(3):  # war_machine loses every battle but holds cards, so it is asked
         play(state, WM, PLAY_OR_CONCEDE, CONCEDE)
     assert state.pawns == [5, 1] and state.is_terminal() and state.returns() == (1.0, -1.0)
+    assert state.scores() == (5, 1)  # scores are the pawn positions
 
 
 # --- IM-2 drawing ------------------------------------------------------------------------------
@@ -749,28 +761,36 @@ def test_config_invalid_values_raise_naming_key_and_value(config, message):
     ("options", "message"),
     [
         (["decks"], r"reset options must be a dict"),
-        ({"hand": {}}, r"unknown reset option 'hand'"),
-        ({"decks": {"iron_man": ["attack_1"]}}, r"options\['decks'\].*missing \['war_machine'\]"),
+        ({"decks": {"iron_man": ["attack_1"]}}, r"options\['decks'\].*missing 'war_machine'"),
         (
             {"hands": {"iron_man": [], "war_machine": [], "hulk": []}},
-            r"agent in options\['hands'\] 'hulk'",
+            r"options\['hands'\] has unknown agent\(s\) 'hulk'",
         ),
         (
             {"decks": {"iron_man": ["attack_6"], "war_machine": []}},
             r"options\['decks'\]\['iron_man'\]\[0\].*'attack_6'",
         ),
         (
+            {"decks": [["attack_1"], ["laser"]]},
+            r"options\['decks'\]\['war_machine'\]\[0\].*'laser'",
+        ),
+        (
             {"decks": {"iron_man": "attack_1", "war_machine": []}},
             r"options\['decks'\]\['iron_man'\] must be a list, got 'attack_1'",
         ),
-        ({"decks": ["attack_1"]}, r"options\['decks'\] must be a dict"),
+        ({"decks": [["attack_1"]]}, r"options\['decks'\] must have one entry per player"),
+        ({"hands": "attack_1"}, r"options\['hands'\] must be a list with one entry per player"),
         (
             {"hands": {"iron_man": ["attack_5"] * 3, "war_machine": []}},
             r"options\['hands'\]\['iron_man'\].*3 x attack_5.*only 2",
         ),
         (
             {"decks": {"iron_man": [], "war_machine": ["attack_1"]}},
-            r"'iron_man' no card at all",
+            r"'iron_man' no card at all \(hands not given, decks \[\]\)",
+        ),
+        (
+            {"decks": [[], ["attack_1"]], "hands": [[], ["attack_2"]]},
+            r"'iron_man' no card at all \(hands \[\], decks \[\]\)",
         ),
     ],
 )
@@ -779,22 +799,87 @@ def test_c6_invalid_reset_options_raise_naming_key_and_value(options, message):
         make_game().new_initial_state(np.random.default_rng(0), options)
 
 
+def test_c6_options_per_player_as_a_list_in_seat_order_or_a_dict_give_the_same_game():
+    hands = [["attack_5", "upgrade", "attack_1"], ["energy_shield", "attack_2"]]
+    decks = [["attack_3"] * 5, ["final_attack", "attack_4"]]
+    listed = make_game().new_initial_state(
+        np.random.default_rng(4), {"hands": hands, "decks": tuple(decks)}
+    )
+    keyed = make_game().new_initial_state(
+        np.random.default_rng(4),
+        {
+            "hands": dict(zip(AGENTS, hands, strict=True)),
+            "decks": dict(zip(AGENTS, decks, strict=True)),
+        },
+    )
+    assert snapshot(listed) == snapshot(keyed)
+    assert hand(listed, IM) == [A1, A5, UP] and hand(listed, WM) == [A2, SH]
+    assert listed.deck_order(WM) == [FA, A4]
+    # hands alone, as a list: the rest of the configured deck, shuffled from the same rng
+    alone = make_game().new_initial_state(np.random.default_rng(4), {"hands": hands})
+    same = make_game().new_initial_state(
+        np.random.default_rng(4), {"hands": dict(zip(AGENTS, hands, strict=True))}
+    )
+    assert snapshot(alone) == snapshot(same)
+
+
+def test_c6_unknown_option_key_warns_naming_it_and_is_ignored():
+    game = make_game()
+    plain = game.new_initial_state(np.random.default_rng(2), {"decks": [FIXED, FIXED]})
+    with pytest.warns(UserWarning, match=r"unknown reset option\(s\) 'hand'.*'decks', 'hands'"):
+        odd = game.new_initial_state(
+            np.random.default_rng(2), {"decks": [FIXED, FIXED], "hand": {"iron_man": []}}
+        )
+    assert snapshot(odd) == snapshot(plain)
+    with pytest.warns(UserWarning, match="'options'"):
+        probed = game.new_initial_state(np.random.default_rng(2), {"options": 1})
+    assert snapshot(probed) == snapshot(game.new_initial_state(np.random.default_rng(2)))
+
+
 # --- illegal actions ---------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    "action", [A5, CONCEDE, SHIELD_BASE + A1, NUM_ACTIONS, -1, 2.0, True, None, "0"]
+LEGAL_AT_SLOT_2 = (
+    re.escape("legal actions: 0 (commit attack_1 to battle 2), 1 (commit attack_2 to battle 2)")
+    + "$"
 )
-def test_c7_illegal_action_raises_naming_it_and_the_legal_ones_and_changes_nothing(action):
+
+
+@pytest.mark.parametrize(
+    ("action", "message"),
+    [
+        (A5, r"illegal action 4 \(commit attack_5 to battle 2\) for iron_man; " + LEGAL_AT_SLOT_2),
+        (CONCEDE, r"illegal action 8 \(concede\) for iron_man; " + LEGAL_AT_SLOT_2),
+        (SHIELD_BASE + A1, r"illegal action 9 \(shield attack_1\) .*" + LEGAL_AT_SLOT_2),
+        (np.int64(A4), r"illegal action 3 \(commit attack_4 to battle 2\)"),
+        (NUM_ACTIONS, r"action 17 for iron_man is out of range: .*Discrete\(17\), so 0..16"),
+        (-1, r"action -1 for iron_man is out of range"),
+        (2.0, r"must be an integer in 0..16, got 2.0 \(float\)"),
+        (True, r"must be an integer in 0..16, got True \(bool\)"),
+        (np.bool_(True), r"must be an integer in 0..16, got (np.)?True"),
+        (None, r"got None \(NoneType\)"),
+        ("0", r"got '0' \(str\)"),
+        (np.array([1.0]), r"must be an integer in 0..16"),
+    ],
+)
+def test_c7_bad_or_illegal_action_raises_naming_it_and_the_legal_ones_and_changes_nothing(
+    action, message
+):
     state = deal([A1, A2, A2], [A3, A3, A3])
     state.apply_action(A2)
     before = snapshot(state)
-    with pytest.raises(IllegalActionError) as raised:
+    with pytest.raises(IllegalActionError, match=message):
         state.apply_action(action)
     assert snapshot(state) == before
-    message = str(raised.value)
-    if isinstance(action, int) and not isinstance(action, bool):
-        assert str(action) in message
-        legal_part = "legal actions: 0 (commit attack_1 to battle 2), 1 (commit attack_2 to"
-        assert legal_part in message
+
+
+def test_c7_apply_action_accepts_numpy_integers_and_plays_like_apply_legal_action():
+    checked = deal([A1, A2, A2], [A3, A3, A3])
+    unchecked = checked.clone()
+    for action in (np.int64(A2), np.array(A1), A2):
+        checked.apply_action(action)
+    for action in (A2, A1, A2):
+        unchecked.apply_legal_action(action)
+    assert snapshot(checked) == snapshot(unchecked)
+    assert checked.current_player() == WM
 
 
 def test_c7_im8_illegal_shield_target_names_the_targets():
@@ -844,6 +929,97 @@ def test_c8_same_seed_same_game_regardless_of_global_random_state():
     np.random.seed(2)
     random.seed(2)
     assert run_trajectory(4) == first
+
+
+# --- resampling what a seat cannot see -----------------------------------------------------------
+def hidden_cards(state, seat):
+    """What nobody but ``seat`` knows: hand, face-down commits, pending pick, deck contents."""
+    down = [int(k) for k, d in zip(state.committed[seat], state.face_down[seat], strict=True) if d]
+    pending = state.pending_play[seat] if state.has_pending[seat] else NO_CARD
+    return (state.hands[seat].tolist(), down, pending, state.deck_counts[seat].tolist())
+
+
+def random_states(count, seed):
+    """``count`` states at random points of random games, both variants."""
+    chooser = random.Random(seed)
+    states = []
+    for index in range(count):
+        game = make_game(("advanced", "beginner")[index % 4 == 3], max_rounds=8)
+        state = game.new_initial_state(np.random.default_rng(seed * 1000 + index))
+        for _ in range(chooser.randrange(200)):
+            if state.is_terminal() or state.is_truncated():
+                break
+            actions = legal(state)
+            state.apply_action(actions[chooser.randrange(len(actions))])
+        states.append(state)
+    return states
+
+
+def test_resample_keeps_all_a_seat_sees_and_redraws_the_rest_consistently():
+    rng = np.random.default_rng(0)
+    changed = total = 0
+    for state in random_states(150, seed=1):
+        before = snapshot(state)
+        for seat in (IM, WM):
+            other = 1 - seat
+            twin = state.resample_from_infostate(seat, rng)
+            assert snapshot(state) == before  # the original is untouched
+            assert view(twin, seat) == view(state, seat)
+            check_invariants(twin, state.game)  # every card still somewhere, counts consistent
+            assert twin.card_counts(other).tolist() == state.card_counts(other).tolist()
+            assert twin.deck_sizes == state.deck_sizes and twin.hand_sizes == state.hand_sizes
+            assert sorted(twin.deck_order(seat)) == sorted(state.deck_order(seat))
+            flipped = ~state.face_down[other]
+            assert (
+                twin.committed[other][flipped].tolist() == state.committed[other][flipped].tolist()
+            )
+            if not state.has_pending[other]:
+                assert twin.pending_play[other] == state.pending_play[other]
+            # the twin keeps its own generator (a copy of the original's), not ``rng``
+            assert repr(twin._rng.bit_generator.state) == repr(state._rng.bit_generator.state)
+            assert twin._rng is not state._rng
+            total += 1
+            changed += hidden_cards(twin, other) != hidden_cards(state, other)
+    assert changed > 0.6 * total  # not all: e.g. an empty hand and nothing face down
+
+
+def test_resample_redraws_a_face_down_pick_and_face_down_commits_but_not_flipped_cards():
+    state = deal([A3, A1, A1, A2, A4, A5], [A3, A1, A1, A2, A2])
+    commit(state, IM, A3, A1, A1)
+    commit(state, WM, A3, A1, A1)
+    play(state, IM, STANDOFF_PLAY, A4)  # iron_man picks face down; war_machine to pick
+    picks, commits = set(), set()
+    for seed in range(40):
+        twin = state.resample_from_infostate(WM, np.random.default_rng(seed))
+        assert view(twin, WM) == view(state, WM)
+        assert twin.committed[IM, 0] == A3  # flipped: public
+        picks.add(twin.pending_play[IM])
+        commits.add(tuple(twin.committed[IM, 1:].tolist()))
+        assert (
+            twin.pending_play[WM] == NO_CARD and twin.hands[WM].tolist() == state.hands[WM].tolist()
+        )
+    assert len(picks) > 1 and len(commits) > 1
+    # iron_man sees its own pick and commits; war_machine's face-down commits are redrawn
+    theirs = set()
+    for seed in range(20):
+        twin = state.resample_from_infostate(IM, np.random.default_rng(seed))
+        assert view(twin, IM) == view(state, IM)
+        assert twin.pending_play[IM] == A4
+        assert twin.committed[IM].tolist() == state.committed[IM].tolist()
+        assert twin.committed[WM, 0] == A3
+        theirs.add(tuple(twin.committed[WM, 1:].tolist()))
+    assert len(theirs) > 1
+
+
+def test_resample_reshuffles_the_seats_own_deck_order_only():
+    state = make_game().new_initial_state(np.random.default_rng(3))
+    orders = set()
+    for seed in range(10):
+        twin = state.resample_from_infostate(IM, np.random.default_rng(seed))
+        assert twin.hands[IM].tolist() == state.hands[IM].tolist()
+        assert twin.deck_counts[IM].tolist() == state.deck_counts[IM].tolist()
+        orders.add(tuple(twin.deck_order(IM)))
+    assert len(orders) > 1
 
 
 # --- random play -------------------------------------------------------------------------------
