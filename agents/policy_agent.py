@@ -1,7 +1,8 @@
 """A trained SB3 (sb3-contrib MaskablePPO) policy as an ``Agent``.
 
-Observations are scaled exactly as ``cardarena.training.SingleAgentEnv`` scaled them in
-training, so a model plays the same game it learned.
+Observations are scaled by the same ``ObservationScaler`` that
+``cardarena.training.SingleAgentEnv`` used in training (built from the env's observation Box),
+so a model plays the same game it learned.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from cardarena.envs.core import unit_scale
+from cardarena.envs.core import ObservationScaler
 
 from .base import Observation, legal_actions
 
@@ -20,16 +21,21 @@ class MaskablePolicyAgent:
     """Acts with ``model.predict(..., action_masks=...)``; the mask keeps it legal."""
 
     def __init__(
-        self, model: Any, observation_space: spaces.Box, deterministic: bool = True
+        self,
+        model: Any,
+        scaler: ObservationScaler | spaces.Box,
+        deterministic: bool = True,
     ) -> None:
+        """``scaler``: the bridge's ``ObservationScaler`` (``SingleAgentEnv.scaler``), or the
+        env's observation Box, from which the identical scaler is built."""
         self.model = model
-        self.scale = unit_scale(observation_space)
+        self.scaler = scaler if isinstance(scaler, ObservationScaler) else ObservationScaler(scaler)
         self.deterministic = deterministic
 
     def act(self, observation: Observation) -> int:
         legal_actions(observation)
         action, _ = self.model.predict(
-            observation["observation"] * self.scale,
+            self.scaler(observation["observation"]),
             action_masks=observation["action_mask"].astype(bool),
             deterministic=self.deterministic,
         )

@@ -101,8 +101,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         return make(args.env, **config)
 
     probe = env_fn()
-    box = probe.observation_space(probe.possible_agents[0])["observation"]
-    trained = MaskablePolicyAgent(model, box)
+    trained = MaskablePolicyAgent(model, train_env.scaler)
     eval_seed = args.seed + 1_000_000  # games never seen in training
     result = evaluate(env_fn, trained, RandomAgent(args.seed + 1), args.eval_games, eval_seed)
     baseline = evaluate(

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from pettingzoo import AECEnv
 
@@ -20,6 +21,8 @@ class MatchResult:
     losses: int
     truncated: int
     total_reward: float
+    #: Games the evaluated agent played in each seat (seats rotate game by game).
+    seat_games: tuple[tuple[str, int], ...] = ()
 
     @property
     def win_rate(self) -> float:
@@ -38,30 +41,33 @@ class MatchResult:
 
 @dataclass(frozen=True)
 class GameRecord:
-    """Final reward per seat, whether the cap truncated the game, and env steps taken."""
+    """Final reward per seat, whether the cap truncated the game, the decisions taken, and
+    the end-of-game ``info`` the env gave (``outcome``, ``scores``, ``winners`` ...)."""
 
     rewards: dict[str, float]
     truncated: bool
     steps: int
+    final_info: dict[str, Any] = field(default_factory=dict)
 
 
 def play_game(env: AECEnv, agents: dict[str, Agent], seed: int | None = None) -> GameRecord:
-    """One game from ``reset(seed)`` to the last dead step."""
+    """One game from ``reset(seed)`` to the last dead step; ``steps`` counts decisions."""
     env.reset(seed=seed)
     rewards: dict[str, float] = {}
     truncated_any = False
     steps = 0
+    final_info: dict[str, Any] = {}
     for agent in env.agent_iter():
-        observation, reward, terminated, truncated, _ = env.last()
+        observation, reward, terminated, truncated, info = env.last()
         if terminated or truncated:
             rewards[agent] = float(reward)
-            # An illegal move sets both flags (PettingZoo's TerminateIllegalWrapper): a loss.
-            truncated_any |= bool(truncated) and not terminated
+            truncated_any |= bool(truncated)
+            final_info = info
             env.step(None)
         else:
             env.step(agents[agent].act(observation))
-        steps += 1
-    return GameRecord(rewards, truncated_any, steps)
+            steps += 1
+    return GameRecord(rewards, truncated_any, steps, dict(final_info))
 
 
 def evaluate(
@@ -83,8 +89,10 @@ def evaluate(
     seats = list(env.possible_agents)
     wins = draws = losses = truncated = 0
     total = 0.0
+    seat_games = dict.fromkeys(seats, 0)
     for game in range(games):
         me = seats[game % len(seats)]
+        seat_games[me] += 1
         lineup = {seat: (agent if seat == me else opponent) for seat in seats}
         record = play_game(env, lineup, seed=seed + game)
         reward = record.rewards[me]
@@ -98,4 +106,4 @@ def evaluate(
         else:
             draws += 1
     env.close()
-    return MatchResult(games, wins, draws, losses, truncated, total)
+    return MatchResult(games, wins, draws, losses, truncated, total, tuple(seat_games.items()))

@@ -1,7 +1,8 @@
 """The SB3 bridge: one seat of a cardarena AEC env as a Gymnasium env.
 
 The learner sits in one seat; every other seat is played by an ``Agent`` inside ``step()``.
-What the learner gets is always its *own*: its own observation (scaled to [0, 1]), its own
+What the learner gets is always its *own*: its own observation (scaled to [0, 1] by the env's
+``ObservationScaler``, the same object a ``MaskablePolicyAgent`` uses in evaluation), its own
 cumulative reward since its previous action, its own termination. (The PettingZoo SB3 tutorial
 pairs one seat's reward with another seat's observation; a test here checks we do not.)
 ``action_masks()`` serves sb3-contrib's MaskablePPO.
@@ -19,7 +20,7 @@ from pettingzoo import AECEnv
 
 from cardarena.agents import Agent, RandomAgent
 from cardarena.envs import make
-from cardarena.envs.core import InvalidConfigError, unit_scale
+from cardarena.envs.core import InvalidConfigError, ObservationScaler
 
 OpponentSpec: TypeAlias = "Agent | Mapping[str, Agent] | None"
 
@@ -34,6 +35,8 @@ class SingleAgentEnv(gymnasium.Env):
         learner: the learner's seat name, or None for a seat drawn at every reset (so one
             policy learns every seat).
         env_config: config for ``make`` when ``aec_env`` is a name.
+        warn_on_illegal: keep PettingZoo's printed warning when a player's illegal action
+            ends the game (off by default: the final ``info["outcome"]`` says so instead).
     """
 
     metadata = {"render_modes": []}
@@ -44,6 +47,7 @@ class SingleAgentEnv(gymnasium.Env):
         opponent: OpponentSpec = None,
         learner: str | None = None,
         env_config: Mapping[str, Any] | None = None,
+        warn_on_illegal: bool = False,
     ) -> None:
         super().__init__()
         self.aec = make(aec_env, **dict(env_config or {})) if isinstance(aec_env, str) else aec_env
@@ -53,9 +57,10 @@ class SingleAgentEnv(gymnasium.Env):
         self.fixed_learner = learner
         self.learner = learner or seats[0]
         self.opponents = self._opponents(opponent, [s for s in seats if s != learner])
-        box = self.aec.observation_space(seats[0])["observation"]
-        self._scale = unit_scale(box)
-        self.observation_space = spaces.Box(0.0, 1.0, box.shape, dtype=np.float32)
+        if hasattr(self.aec, "warn_on_illegal"):
+            self.aec.warn_on_illegal = warn_on_illegal
+        self.scaler = ObservationScaler(self.aec.observation_space(seats[0])["observation"])
+        self.observation_space = self.scaler.space
         self.action_space = spaces.Discrete(int(self.aec.action_space(seats[0]).n))
         self._last: dict[str, np.ndarray] | None = None
 
@@ -111,7 +116,7 @@ class SingleAgentEnv(gymnasium.Env):
             observation, reward, terminated, truncated, info = aec.last()
             if agent == self.learner:
                 self._last = observation
-                scaled = observation["observation"] * self._scale
+                scaled = self.scaler(observation["observation"])
                 return scaled, float(reward), bool(terminated), bool(truncated), dict(info)
             if terminated or truncated:
                 aec.step(None)

@@ -8,14 +8,16 @@ import pytest
 
 from cardarena.agents import RandomAgent
 from cardarena.envs import make, make_raw
-from cardarena.envs.core import InvalidConfigError, unit_scale
+from cardarena.envs.core import InvalidConfigError, ObservationScaler
 from cardarena.training import SingleAgentEnv, evaluate
 
 
 @pytest.mark.parametrize("num_players", [2, 4])
 def test_learner_gets_its_own_observation_mask_and_final_reward(num_players):
     bridge = SingleAgentEnv("promise_war_v0", env_config={"num_players": num_players})
-    scale = unit_scale(bridge.aec.observation_space("player_0")["observation"])
+    assert bridge.scaler == ObservationScaler(
+        bridge.aec.observation_space("player_0")["observation"]
+    )
     rng = np.random.default_rng(0)
     seats_seen = set()
     for episode in range(30):
@@ -27,8 +29,8 @@ def test_learner_gets_its_own_observation_mask_and_final_reward(num_players):
         while True:
             state = bridge.aec.unwrapped.game_state
             assert state.current_player() == seat  # it is really the learner's turn
-            own = bridge.aec.unwrapped.encode(state, seat) * scale
-            assert np.array_equal(observation, own)
+            own = bridge.aec.unwrapped.observe(learner)["observation"]
+            assert np.array_equal(observation, bridge.scaler(own))
             assert np.array_equal(bridge.action_masks(), state.legal_action_mask())
             action = int(rng.choice(np.flatnonzero(bridge.action_masks())))
             observation, reward, terminated, truncated, _ = bridge.step(action)
@@ -39,6 +41,30 @@ def test_learner_gets_its_own_observation_mask_and_final_reward(num_players):
         assert total == state.returns()[seat]
         assert bridge.observation_space.contains(observation)
     assert len(seats_seen) == num_players  # the learner plays every seat
+
+
+@pytest.mark.parametrize("seat", ["player_0", "player_2"])
+def test_a_fixed_learner_keeps_its_seat_in_every_episode(seat):
+    bridge = SingleAgentEnv("promise_war_v0", learner=seat, env_config={"num_players": 3})
+    rng = np.random.default_rng(0)
+    for episode in range(25):
+        _, info = bridge.reset(seed=episode)
+        assert info["learner"] == seat
+        done = False
+        while not done:
+            raw = bridge.aec.unwrapped
+            assert raw.possible_agents[raw.game_state.current_player()] == seat
+            action = int(rng.choice(np.flatnonzero(bridge.action_masks())))
+            _, _, terminated, truncated, _ = bridge.step(action)
+            done = terminated or truncated
+
+
+def test_a_free_learner_takes_every_seat_about_equally_often():
+    bridge = SingleAgentEnv("promise_war_v0", env_config={"num_players": 3})
+    counts = {f"player_{i}": 0 for i in range(3)}
+    for episode in range(300):
+        counts[bridge.reset(seed=episode)[1]["learner"]] += 1
+    assert all(70 <= n <= 130 for n in counts.values()), counts
 
 
 def test_fixed_learner_seat_and_opponent_validation():
@@ -85,6 +111,98 @@ def test_evaluate_counts_an_illegal_move_as_a_loss_not_a_truncation():
     assert (result.losses, result.truncated, result.mean_reward) == (6, 0, -1.0)
 
 
+class SeatSpy:
+    """Plays randomly and records which seat it was asked for (read from the env)."""
+
+    def __init__(self, env):
+        self.env, self.seats, self.rng = env, [], np.random.default_rng(0)
+
+    def act(self, observation):
+        self.seats.append(self.env.agent_selection)
+        return int(self.rng.choice(np.flatnonzero(observation["action_mask"])))
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 5])
+def test_evaluate_rotates_the_agent_through_every_seat_game_by_game(num_players):
+    env = make("promise_war_v0", num_players=num_players)
+    spy = SeatSpy(env)
+    games = 4 * num_players
+    played = []
+
+    def env_fn():
+        return env
+
+    original_reset = env.reset
+
+    def reset(seed=None, options=None):
+        original_reset(seed=seed, options=options)
+        played.append(len(spy.seats))
+
+    env.reset = reset
+    result = evaluate(env_fn, spy, RandomAgent(1), games=games)
+    assert dict(result.seat_games) == {f"player_{i}": 4 for i in range(num_players)}
+    bounds = [*played, len(spy.seats)]
+    for game in range(games):
+        asked = set(spy.seats[bounds[game] : bounds[game + 1]])
+        assert asked <= {f"player_{game % num_players}"}, (game, asked)
+
+
+def test_play_game_reports_decisions_and_the_final_info():
+    from cardarena.training import play_game
+
+    env = make("promise_war_v0")
+    record = play_game(env, {a: RandomAgent(i) for i, a in enumerate(env.possible_agents)}, seed=4)
+    assert record.final_info["outcome"] == "terminated"
+    assert record.steps == record.final_info["steps"]
+    assert record.rewards == {a: env.unwrapped.game_state.returns()[i]
+                              for i, a in enumerate(env.possible_agents)}  # fmt: skip
+
+
+def test_the_bridge_passes_gymnasiums_env_checker_and_illegal_moves_are_terminations_only():
+    from gymnasium.utils.env_checker import check_env
+
+    bridge = SingleAgentEnv("promise_war_v0", learner="player_0")
+    check_env(bridge, skip_render_check=True)
+    bridge.reset(seed=0)
+    illegal = int(np.flatnonzero(~bridge.action_masks())[0])
+    _, reward, terminated, truncated, info = bridge.step(illegal)
+    assert (reward, terminated, truncated) == (-1.0, True, False)
+    assert info["outcome"] == "illegal_action" and info["offender"] == "player_0"
+
+
+class RecordingModel:
+    """Stands in for an SB3 model: records the observation it is given."""
+
+    def __init__(self):
+        self.inputs = []
+
+    def predict(self, observation, action_masks=None, deterministic=True):
+        self.inputs.append(np.array(observation))
+        return np.array(int(np.flatnonzero(action_masks)[0])), None
+
+
+def test_a_policy_agent_feeds_its_model_exactly_what_the_bridge_trained_it_on():
+    from cardarena.agents import MaskablePolicyAgent
+
+    for seed in range(5):
+        bridge = SingleAgentEnv("promise_war_v0", learner="player_1",
+                                env_config={"num_players": 3})  # fmt: skip
+        model = RecordingModel()
+        box = bridge.aec.observation_space("player_1")["observation"]
+        agents = [MaskablePolicyAgent(model, bridge.scaler), MaskablePolicyAgent(model, box)]
+        observation, _ = bridge.reset(seed=seed)
+        done = False
+        while not done:
+            raw = bridge.aec.unwrapped.observe("player_1")
+            for agent in agents:
+                agent.act(raw)
+                assert np.array_equal(model.inputs[-1], observation)
+            assert observation.min() >= 0 and observation.max() <= 1
+            action = int(np.flatnonzero(bridge.action_masks())[-1])
+            observation, _, terminated, truncated, _ = bridge.step(action)
+            done = terminated or truncated
+
+
 def test_evaluate_counts_truncated_games_apart():
     def capped():
         return make("promise_war_v0", max_tricks=1)
@@ -111,8 +229,7 @@ def test_maskable_ppo_trains_saves_loads_and_plays_legally(tmp_path):
     model.learn(total_timesteps=256)
     model.save(tmp_path / "model.zip")
     loaded = sb3_contrib.MaskablePPO.load(tmp_path / "model.zip", device="cpu")
-    box = make("promise_war_v0").observation_space("player_0")["observation"]
-    agent = MaskablePolicyAgent(loaded, box)
+    agent = MaskablePolicyAgent(loaded, bridge.scaler)
     # Through the raw env an illegal move would raise instead of quietly losing.
     result = evaluate(lambda: make_raw("promise_war_v0"), agent, RandomAgent(0), games=10)
     assert result.wins + result.draws + result.losses == 10
