@@ -2,10 +2,16 @@
 
 Every env is driven the same way: the wrapped ``env()`` through the AEC API (``agent_iter``,
 ``last``, ``step``) with a uniformly random legal action drawn from one seeded generator.
-Rounds interleave the envs so that load on a noisy machine hits all of them alike; the table
-reports the median steps per second and the ratio to tictactoe_v3 measured in the same run.
+Only *decisions* are counted (steps where an agent chose an action); the dead steps at the end
+of a game are played but not counted, so a game with many seats is not flattered. Rounds
+interleave the envs so that load on a noisy machine hits all of them alike; the table reports
+the median decisions per second and the ratio to tictactoe_v3 measured in the same run.
 
-    python bench/throughput.py [--seconds 2] [--rounds 5]
+For our envs a second column gives the pure rules rate: the rules state alone
+(``legal_action_mask`` + ``apply_action``, no observation), i.e. what the env layer costs on
+top of the game.
+
+    python bench/throughput.py [--seconds 2] [--rounds 5] [--env NAME ...]
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from cardarena.envs import ENVS, make
+from cardarena.envs import ENVS, make, make_raw
 
 REFERENCE = "tictactoe_v3"
 
@@ -39,10 +45,10 @@ def pettingzoo_classic(name: str) -> Callable[[], object]:
         return module.env
 
 
-def steps_per_second(env_fn: Callable[[], object], seconds: float, seed: int) -> float:
+def env_decisions_per_second(env_fn: Callable[[], object], seconds: float, seed: int) -> float:
     env = env_fn()
     rng = np.random.default_rng(seed)
-    steps = 0
+    decisions = 0
     game = 0
     started = time.perf_counter()
     deadline = started + seconds
@@ -52,41 +58,64 @@ def steps_per_second(env_fn: Callable[[], object], seconds: float, seed: int) ->
         for _agent in env.agent_iter():
             observation, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
-                action = None
-            else:
-                legal = np.flatnonzero(observation["action_mask"])
-                action = int(legal[rng.integers(legal.size)])
-            env.step(action)
-            steps += 1
-    return steps / (time.perf_counter() - started)
+                env.step(None)
+                continue
+            legal = np.flatnonzero(observation["action_mask"])
+            env.step(int(legal[rng.integers(legal.size)]))
+            decisions += 1
+    return decisions / (time.perf_counter() - started)
+
+
+def rules_decisions_per_second(name: str, seconds: float, seed: int) -> float:
+    game_config = make_raw(name).game
+    rng = np.random.default_rng(seed)
+    decisions = 0
+    game = 0
+    started = time.perf_counter()
+    deadline = started + seconds
+    while time.perf_counter() < deadline:
+        state = game_config.new_initial_state(np.random.default_rng(seed + game))
+        game += 1
+        while not (state.is_terminal() or state.is_truncated()):
+            legal = np.flatnonzero(state.legal_action_mask())
+            state.apply_action(int(legal[rng.integers(legal.size)]))
+            decisions += 1
+    return decisions / (time.perf_counter() - started)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="per env per round")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--env", nargs="*", default=sorted(ENVS), help="our envs to measure")
     args = parser.parse_args()
 
-    candidates: dict[str, Callable[[], object]] = {
-        REFERENCE: pettingzoo_classic(REFERENCE),
-        "connect_four_v3": pettingzoo_classic("connect_four_v3"),
-    }
-    for name in ENVS:
-        candidates[name] = lambda name=name: make(name)
+    candidates: dict[str, Callable[[int], float]] = {}
+    for name in (REFERENCE, "connect_four_v3"):
+        factory = pettingzoo_classic(name)
+        candidates[name] = lambda seed, f=factory: env_decisions_per_second(f, args.seconds, seed)
+    for name in args.env:
+        candidates[name] = lambda seed, n=name: env_decisions_per_second(
+            lambda: make(n), args.seconds, seed
+        )
+        candidates[f"{name} (rules)"] = lambda seed, n=name: rules_decisions_per_second(
+            n, args.seconds, seed
+        )
     results: dict[str, list[float]] = {name: [] for name in candidates}
     for round_index in range(args.rounds):
-        for name, env_fn in candidates.items():
-            results[name].append(steps_per_second(env_fn, args.seconds, seed=round_index))
+        for name, measure in candidates.items():
+            results[name].append(measure(round_index))
 
     reference = statistics.median(results[REFERENCE])
-    print(f"{'env':<20} {'steps/s (median)':>17} {'min':>9} {'max':>9} {'x ' + REFERENCE:>16}")
+    header = f"{'env':<28} {'decisions/s':>12} {'min':>9} {'max':>9} {'x ' + REFERENCE:>16}"
+    print(header)
     for name, samples in results.items():
         median = statistics.median(samples)
-        print(f"{name:<20} {median:>17,.0f} {min(samples):>9,.0f} {max(samples):>9,.0f} "
+        print(f"{name:<28} {median:>12,.0f} {min(samples):>9,.0f} {max(samples):>9,.0f} "
               f"{median / reference:>16.2f}")  # fmt: skip
     print(
-        f"({args.rounds} interleaved rounds of {args.seconds:g} s each, wrapped env(), "
-        "random legal actions)"
+        f"({args.rounds} interleaved rounds of {args.seconds:g} s each; wrapped env() through "
+        "the AEC API, or the rules state alone; random legal actions; dead steps not counted)"
     )
 
 
