@@ -45,16 +45,26 @@ def pettingzoo_classic(name: str) -> Callable[[], object]:
         return module.env
 
 
-def env_decisions_per_second(env_fn: Callable[[], object], seconds: float, seed: int) -> float:
-    env = env_fn()
-    rng = np.random.default_rng(seed)
+def decisions_per_second(play_game: Callable[[int], int], seconds: float, seed: int) -> float:
+    """Play games ``play_game(game_seed) -> decisions`` for ``seconds``; decisions per second."""
     decisions = 0
     game = 0
     started = time.perf_counter()
     deadline = started + seconds
     while time.perf_counter() < deadline:
-        env.reset(seed=seed + game)
+        decisions += play_game(seed + game)
         game += 1
+    return decisions / (time.perf_counter() - started)
+
+
+def env_games(env_fn: Callable[[], object], seed: int) -> Callable[[int], int]:
+    """Random games through the AEC API; dead steps are played but not counted."""
+    env = env_fn()
+    rng = np.random.default_rng(seed)
+
+    def play(game_seed: int) -> int:
+        env.reset(seed=game_seed)
+        decisions = 0
         for _agent in env.agent_iter():
             observation, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
@@ -63,24 +73,26 @@ def env_decisions_per_second(env_fn: Callable[[], object], seconds: float, seed:
             legal = np.flatnonzero(observation["action_mask"])
             env.step(int(legal[rng.integers(legal.size)]))
             decisions += 1
-    return decisions / (time.perf_counter() - started)
+        return decisions
+
+    return play
 
 
-def rules_decisions_per_second(name: str, seconds: float, seed: int) -> float:
+def rules_games(name: str, seed: int) -> Callable[[int], int]:
+    """Random games of the rules state alone: mask, checked ``apply_action``, no observation."""
     game_config = make_raw(name).game
     rng = np.random.default_rng(seed)
-    decisions = 0
-    game = 0
-    started = time.perf_counter()
-    deadline = started + seconds
-    while time.perf_counter() < deadline:
-        state = game_config.new_initial_state(np.random.default_rng(seed + game))
-        game += 1
+
+    def play(game_seed: int) -> int:
+        state = game_config.new_initial_state(np.random.default_rng(game_seed))
+        decisions = 0
         while not (state.is_terminal() or state.is_truncated()):
             legal = np.flatnonzero(state.legal_action_mask())
             state.apply_action(int(legal[rng.integers(legal.size)]))
             decisions += 1
-    return decisions / (time.perf_counter() - started)
+        return decisions
+
+    return play
 
 
 def main() -> None:
@@ -90,21 +102,18 @@ def main() -> None:
     parser.add_argument("--env", nargs="*", default=sorted(ENVS), help="our envs to measure")
     args = parser.parse_args()
 
-    candidates: dict[str, Callable[[int], float]] = {}
+    candidates: dict[str, Callable[[int], Callable[[int], int]]] = {}
     for name in (REFERENCE, "connect_four_v3"):
         factory = pettingzoo_classic(name)
-        candidates[name] = lambda seed, f=factory: env_decisions_per_second(f, args.seconds, seed)
+        candidates[name] = lambda seed, f=factory: env_games(f, seed)
     for name in args.env:
-        candidates[name] = lambda seed, n=name: env_decisions_per_second(
-            lambda: make(n), args.seconds, seed
-        )
-        candidates[f"{name} (rules)"] = lambda seed, n=name: rules_decisions_per_second(
-            n, args.seconds, seed
-        )
+        candidates[name] = lambda seed, n=name: env_games(lambda: make(n), seed)
+        candidates[f"{name} (rules)"] = lambda seed, n=name: rules_games(n, seed)
     results: dict[str, list[float]] = {name: [] for name in candidates}
     for round_index in range(args.rounds):
-        for name, measure in candidates.items():
-            results[name].append(measure(round_index))
+        for name, games in candidates.items():
+            rate = decisions_per_second(games(round_index), args.seconds, round_index)
+            results[name].append(rate)
 
     reference = statistics.median(results[REFERENCE])
     header = f"{'env':<28} {'decisions/s':>12} {'min':>9} {'max':>9} {'x ' + REFERENCE:>16}"

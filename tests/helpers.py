@@ -9,6 +9,8 @@ from collections.abc import Callable
 import numpy as np
 from pettingzoo.test import api_test
 
+from cardarena.envs.core import IllegalActionError
+
 # api_test warnings that are not defects here, each matched exactly: C-1 mandates dict
 # observations (PettingZoo only exempts its own classic envs by name) and an all-zero mask for
 # agents not to act; RULES.md names some seats (iron_man, maximal) without a number; api_test's
@@ -35,6 +37,19 @@ def strict_api_test(env, num_cycles: int = 1000) -> None:
         and not issubclass(w.category, DeprecationWarning)
     ]
     assert not defects, f"api_test warnings: {defects}"
+
+
+def assert_mask_is_what_the_rules_accept(state) -> None:
+    """Every action of the space: ``apply_action`` on a clone succeeds iff the mask allows it."""
+    mask = state.legal_action_mask()
+    for action in range(len(mask)):
+        trial = state.clone()
+        try:
+            trial.apply_action(action)
+            accepted = True
+        except IllegalActionError:
+            accepted = False
+        assert accepted == bool(mask[action]), (action, mask)
 
 
 def random_playout(
