@@ -151,7 +151,8 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
         raise NotImplementedError
 
     def render_text(self, state: GameState) -> str:
-        """The table as text for ``render()``."""
+        """The table as text for ``render()``: names every seat, and once the game is over
+        says "game over" or "truncated" (the conformance suite checks both)."""
         raise NotImplementedError
 
     # --- PettingZoo API --------------------------------------------------------------------

@@ -68,6 +68,24 @@ def test_pettingzoo_render_test(name, config, capsys):
     assert capsys.readouterr().out.strip(), "render_mode='human' printed nothing"
 
 
+@pytest.mark.parametrize(("name", "config"), CASES)
+def test_render_names_every_seat_and_says_how_the_game_ended(name, config):
+    env = make(name, render_mode="ansi", **config)
+    rng = np.random.default_rng(2)
+    endings = set()
+    for seed in range(30):
+        env.reset(seed=seed)
+        assert all(agent in env.render() for agent in env.possible_agents)
+        while env.agents and not (env.terminations[env.agent_selection]
+                                  or env.truncations[env.agent_selection]):  # fmt: skip
+            env.step(_random_action(env.observe(env.agent_selection), rng))
+        text = env.render()
+        ending = "truncated" if any(env.truncations.values()) else "game over"
+        assert ending in text, text
+        endings.add(ending)
+    assert "game over" in endings
+
+
 # --- spaces, masks and the rules --------------------------------------------------------------
 @pytest.mark.parametrize(("name", "config"), CASES)
 def test_every_observation_and_state_of_200_random_games_is_in_its_space(name, config):

@@ -230,6 +230,21 @@ def test_config_seed_and_agent_errors_name_what_was_allowed():
         raw.observe("player_7")
 
 
+def test_a_seeded_reset_is_remembered_by_the_next_unseeded_ones():
+    def deals(seeds):
+        raw = HighCardEnv(num_players=3, cards=3)
+        out = []
+        for seed in seeds:
+            raw.reset(seed=seed)
+            out.append(raw.state().tobytes())
+        return out
+
+    first = deals([5, None, None])
+    assert first == deals([5, None, None])  # the generator seeded by 5 carries on
+    assert first[1] != first[0] and first[2] != first[1]
+    assert deals([6, None])[1] != first[1]
+
+
 def test_copies_keep_working_buffers():
     e = env(num_players=3)
     e.reset(options=HANDS)

@@ -67,6 +67,24 @@ def test_a_free_learner_takes_every_seat_about_equally_often():
     assert all(70 <= n <= 130 for n in counts.values()), counts
 
 
+def test_one_agent_as_opponent_plays_every_other_seat():
+    class Counting(RandomAgent):
+        calls = 0
+
+        def act(self, observation):
+            Counting.calls += 1
+            return super().act(observation)
+
+    bridge = SingleAgentEnv("promise_war_v0", opponent=Counting(0), learner="player_0",
+                            env_config={"num_players": 4})  # fmt: skip
+    assert set(bridge.opponents) == {"player_1", "player_2", "player_3"}
+    assert len({id(agent) for agent in bridge.opponents.values()}) == 1
+    bridge.reset(seed=0)
+    assert Counting.calls == 0  # player_0 acts first
+    bridge.step(int(np.flatnonzero(bridge.action_masks())[0]))
+    assert Counting.calls == 3
+
+
 def test_fixed_learner_seat_and_opponent_validation():
     bridge = SingleAgentEnv("promise_war_v0", learner="player_1")
     _, info = bridge.reset(seed=0)
