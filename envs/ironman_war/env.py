@@ -150,8 +150,8 @@ Deck order is in neither vector.
 
 0 until the game ends; then +1 for the player whose pawn reaches the last Victory Card, -1 for
 the other (the game is zero-sum: `metadata["zero_sum"]` is True). Truncation at `max_rounds`:
-0 each. With `env()` an illegal action ends the game with -1 for the offender (0 for the
-other); `raw_env` raises `IllegalActionError`.
+0 each. With `env()` an illegal action ends the game (terminated, not truncated) with -1 for
+the offender (0 for the other); `raw_env` raises `IllegalActionError`.
 
 ## Infos
 
@@ -206,7 +206,9 @@ positive reward: the one whose pawn reached the last Victory Card, or nobody) an
 
 ## Version History
 
-- v0: initial release.
+- v0: initial release. Later additions that change no rule: observation pieces declared with
+  shapes (same 259 values in the same order), the `State` vector, end-of-game infos, options
+  as a list per seat or a dict per agent.
 """
 
 from __future__ import annotations
