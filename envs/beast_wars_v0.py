@@ -1,0 +1,8 @@
+"""beast_wars_v0: Beast Wars Transformers Mutating Card Game, maximal vs predacon (docs:
+``beast_wars.env``)."""
+
+from .beast_wars import env as _module
+from .beast_wars.env import env, raw_env
+
+__doc__ = _module.__doc__
+__all__ = ["env", "raw_env"]
