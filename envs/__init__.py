@@ -11,10 +11,12 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from . import ironman_war_v0, promise_war_v0
+from . import beast_wars_v0, cardline_v0, ironman_war_v0, promise_war_v0
 from .core import CardArenaError, IllegalActionError, InvalidConfigError
 
 ENVS: dict[str, ModuleType] = {
+    "beast_wars_v0": beast_wars_v0,
+    "cardline_v0": cardline_v0,
     "ironman_war_v0": ironman_war_v0,
     "promise_war_v0": promise_war_v0,
 }
@@ -58,6 +60,8 @@ __all__ = [
     "CardArenaError",
     "IllegalActionError",
     "InvalidConfigError",
+    "beast_wars_v0",
+    "cardline_v0",
     "ironman_war_v0",
     "make",
     "make_raw",

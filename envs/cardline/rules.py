@@ -1,0 +1,580 @@
+"""Pure rules of Cardline (RULES.md section 4, CL-1..CL-7), Marvel edition by default.
+
+numpy and the standard library only. ``CardlineGame`` is the validated configuration (deck,
+seats, hand size, characteristic, first player, cap); ``CardlineState`` is one game, advanced in
+place by ``apply_action(slot * (deck_size + 1) + gap)``. Cards are ids: their row in the deck
+(0-based). The draw pile is a Python list with the top card at the *end*, so drawing is
+``pop()``. Decisions where the rulebook is silent are listed in the env docstring
+(``envs/cardline/env.py``, "Decided rules").
+"""
+
+from __future__ import annotations
+
+import bisect
+import copy
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import InvalidConfigError
+from ..core.game import NO_PLAYER, CheckedActions
+from ..core.options import check_reset_options, per_player
+from ..core.tables import Column, Table, load_table
+from ..core.validation import check_int, check_sequence
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 8
+DEFAULT_HAND_SIZE = 4
+#: ``max_turns=None`` means this many turns per card in the deck.
+TURNS_PER_CARD = 10
+MARVEL_DECK = Path(__file__).with_name("marvel.csv")
+
+DECK_COLUMNS = {"name": Column(str, unique=True), "colour": Column(str)}
+CHARACTERISTIC_COLUMN = Column(float)
+
+RESET_OPTION_KEYS = ("hands", "initial_card", "draw_pile", "characteristic", "first_player")
+
+#: ``CardlineState.where`` codes: where each card is. Hands are ``IN_HAND + seat``.
+IN_PILE, IN_LINE, IN_BOX, OUT_OF_GAME, IN_HAND = 0, 1, 2, 3, 4
+
+#: Scaled bounds of an open end of the line (``gap_bounds``): below / above every card.
+OPEN_LOW, OPEN_HIGH = -1.0, 2.0
+
+
+def agent_names(num_players: int) -> tuple[str, ...]:
+    return tuple(f"player_{seat}" for seat in range(num_players))
+
+
+_AGENT_NAMES = {n: agent_names(n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
+
+
+def load_deck(source: Any = None) -> Table:
+    """The deck as a validated ``Table``: ``name`` (unique), ``colour``, then at least one
+    numeric characteristic column (any name; values may be negative or fractional).
+    ``None`` is the built-in Marvel deck. Raises ``InvalidConfigError`` naming row, column
+    and value for any malformed cell."""
+    if source is None:
+        source = MARVEL_DECK
+    elif isinstance(source, Mapping):
+        raise InvalidConfigError(
+            f"deck must be a path to a .csv or .json file or a list of dicts, got a dict {source!r}"
+        )
+    return load_table(source, DECK_COLUMNS, extra=CHARACTERISTIC_COLUMN, what="deck", min_extra=1)
+
+
+def rank_scale(values: np.ndarray) -> np.ndarray:
+    """Each value's rank among the deck's distinct values, mapped onto ``[0, 1]`` (float32).
+
+    Order and equality are kept exactly (``a <= b`` iff ``scaled[a] <= scaled[b]``), so a
+    network compares kilograms, IQ points and years BC on one scale."""
+    distinct = np.unique(values)
+    ranks = np.searchsorted(distinct, values).astype(np.float64)
+    return (ranks / max(len(distinct) - 1, 1)).astype(np.float32)
+
+
+class CardlineGame:
+    """Validated configuration; creates games. Build it with ``make_game``.
+
+    ``values[c]`` holds every card's value per characteristic (float64, ``c`` in
+    ``characteristics`` order) and ``scaled[c]`` the rank-scaled float32 version the encoder
+    shows. Both are read-only and shared by every state of this game.
+    """
+
+    def __init__(
+        self,
+        deck: Table,
+        num_players: int,
+        hand_size: int,
+        characteristic: str | None,
+        first_player: int | None,
+        max_turns: int,
+        deck_label: str,
+    ) -> None:
+        self.deck = deck
+        self.deck_label = deck_label
+        self.num_players = num_players
+        self.hand_size = hand_size
+        self.characteristic = characteristic
+        self.first_player = first_player
+        self.max_turns = max_turns
+        self.names: tuple[str, ...] = deck.column("name")
+        self.colours: tuple[str, ...] = deck.column("colour")
+        self.characteristics: tuple[str, ...] = deck.columns[len(DECK_COLUMNS) :]
+        self.deck_size = len(self.names)
+        self.num_gaps = self.deck_size + 1
+        self.card_ids = {name: card for card, name in enumerate(self.names)}
+        values, scaled = [], []
+        for name in self.characteristics:
+            column = np.array(deck.column(name), dtype=np.float64)
+            column.setflags(write=False)
+            values.append(column)
+            ranked = rank_scale(column)
+            ranked.setflags(write=False)
+            scaled.append(ranked)
+        self.values: tuple[np.ndarray, ...] = tuple(values)
+        self.scaled: tuple[np.ndarray, ...] = tuple(scaled)
+        self._masks: dict[tuple[int, int], np.ndarray] = {}
+
+    @property
+    def agent_names(self) -> tuple[str, ...]:
+        return _AGENT_NAMES[self.num_players]
+
+    @property
+    def num_actions(self) -> int:
+        """``hand_size * (deck_size + 1)``: action ``slot * (deck_size + 1) + gap``."""
+        return self.hand_size * self.num_gaps
+
+    @property
+    def zero_sum(self) -> bool:
+        """Never: a shared win (CL-6, CL-7) gives +1 to several players, even with two."""
+        return False
+
+    def legal_mask(self, hand_length: int, line_length: int) -> np.ndarray:
+        """The read-only mask of every (slot < hand_length, gap <= line_length), memoised."""
+        key = (hand_length, line_length)
+        mask = self._masks.get(key)
+        if mask is None:
+            grid = np.zeros((self.hand_size, self.num_gaps), dtype=bool)
+            grid[:hand_length, : line_length + 1] = True
+            mask = grid.reshape(-1)
+            mask.setflags(write=False)
+            self._masks[key] = mask
+        return mask
+
+    def card_id(self, name: Any, key: str) -> int:
+        card = self.card_ids.get(name) if isinstance(name, str) else None
+        if card is None:
+            raise InvalidConfigError(
+                f"{key}: {name!r} is not a card of the {self.deck_label} (names are "
+                f"case-sensitive; e.g. {', '.join(map(repr, self.names[:3]))})"
+            )
+        return card
+
+    def characteristic_index(self, name: Any, key: str) -> int:
+        if name not in self.characteristics:
+            raise InvalidConfigError(
+                f"{key} must be one of the {self.deck_label}'s characteristics "
+                f"{', '.join(map(repr, self.characteristics))}, got {name!r}"
+            )
+        return self.characteristics.index(name)
+
+    def seat(self, value: Any, key: str) -> int:
+        """A seat from an int or an agent name."""
+        if isinstance(value, str):
+            if value not in self.agent_names:
+                raise InvalidConfigError(
+                    f"{key} must be a seat 0..{self.num_players - 1} or one of "
+                    f"{', '.join(map(repr, self.agent_names))}, got {value!r}"
+                )
+            return self.agent_names.index(value)
+        return check_int(value, key, 0, self.num_players - 1)
+
+    def new_initial_state(
+        self, rng: np.random.Generator, options: dict[str, Any] | None = None
+    ) -> CardlineState:
+        """CL-2: draw the characteristic and the first player, shuffle, deal ``hand_size``
+        each, turn the top card of the pile into the line. The three draws happen in that
+        order every game, fixed or not, so fixing one option leaves the other draws alone."""
+        options = check_reset_options(options, RESET_OPTION_KEYS)
+        characteristic = int(rng.integers(len(self.characteristics)))
+        first_player = int(rng.integers(self.num_players))
+        if self.characteristic is not None:
+            characteristic = self.characteristics.index(self.characteristic)
+        if self.first_player is not None:
+            first_player = self.first_player
+        if "characteristic" in options:
+            characteristic = self.characteristic_index(
+                options["characteristic"], "options['characteristic']"
+            )
+        if "first_player" in options:
+            first_player = self.seat(options["first_player"], "options['first_player']")
+        hands, initial, pile, out = self._deal(rng, options)
+        return CardlineState(self, rng, characteristic, first_player, hands, initial, pile, out)
+
+    def _deal(
+        self, rng: np.random.Generator, options: dict[str, Any]
+    ) -> tuple[list[list[int]], int, list[int], list[int]]:
+        """Hands, the initial card, the pile (top first) and the cards out of the game."""
+        named: dict[int, str] = {}
+
+        def claim(name: Any, key: str) -> int:
+            card = self.card_id(name, key)
+            if card in named:
+                raise InvalidConfigError(
+                    f"{key}: {name!r} is named twice (also in {named[card]}); every card is "
+                    "in one place only"
+                )
+            named[card] = key
+            return card
+
+        fixed_hands: list[list[int] | None] = [None] * self.num_players
+        if "hands" in options:
+            listed = per_player(options["hands"], "options['hands']", self.agent_names)
+            for seat, cards in enumerate(listed):
+                key = f"options['hands'][{self.agent_names[seat]!r}]"
+                cards = check_sequence(cards, key)
+                if not 1 <= len(cards) <= self.hand_size:
+                    raise InvalidConfigError(
+                        f"{key} holds {len(cards)} card(s) {cards!r}; each hand holds "
+                        f"1..{self.hand_size} (hand_size)"
+                    )
+                fixed_hands[seat] = [claim(c, f"{key}[{i}]") for i, c in enumerate(cards)]
+        initial = None
+        if "initial_card" in options:
+            initial = claim(options["initial_card"], "options['initial_card']")
+        fixed_pile = None
+        if "draw_pile" in options:
+            cards = check_sequence(options["draw_pile"], "options['draw_pile']")
+            fixed_pile = [claim(c, f"options['draw_pile'][{i}]") for i, c in enumerate(cards)]
+        remainder = [card for card in range(self.deck_size) if card not in named]
+        shuffled = [remainder[i] for i in rng.permutation(len(remainder))]
+        needed = sum(self.hand_size for hand in fixed_hands if hand is None)
+        needed += initial is None
+        if fixed_pile is not None and needed > len(shuffled):
+            raise InvalidConfigError(
+                f"options leave {len(shuffled)} card(s) of the {self.deck_label} unnamed but "
+                f"{needed} are needed to deal the hands and the initial card not fixed"
+            )
+        hands = []
+        for hand in fixed_hands:
+            if hand is None:
+                hand, shuffled = shuffled[: self.hand_size], shuffled[self.hand_size :]
+            hands.append(sorted(hand))
+        if initial is None:
+            if not shuffled:
+                raise InvalidConfigError(
+                    "options leave no card for the initial card: fix options['initial_card'] "
+                    "or name fewer cards"
+                )
+            initial, shuffled = shuffled[0], shuffled[1:]
+        if fixed_pile is None:
+            return hands, initial, shuffled, []
+        return hands, initial, fixed_pile, shuffled
+
+
+def _deck_label(source: Any) -> str:
+    if source is None:
+        return "Marvel deck"
+    if isinstance(source, (str, os.PathLike)):
+        return f"deck {os.fspath(source)}"
+    return "custom deck"
+
+
+def make_game(
+    num_players: int = 2,
+    hand_size: int = DEFAULT_HAND_SIZE,
+    characteristic: str | None = None,
+    deck: str | os.PathLike[str] | Sequence[Mapping[str, Any]] | None = None,
+    first_player: int | str | None = None,
+    max_turns: int | None = None,
+) -> CardlineGame:
+    """Validate the config (every problem raises ``InvalidConfigError``)."""
+    num_players = check_int(num_players, "num_players", MIN_PLAYERS, MAX_PLAYERS)
+    hand_size = check_int(hand_size, "hand_size", 1)
+    table = load_deck(deck)
+    label = _deck_label(deck)
+    minimum = num_players * hand_size + 1
+    if len(table.rows) < minimum:
+        raise InvalidConfigError(
+            f"the {label} has {len(table.rows)} cards; {num_players} players with hand_size "
+            f"{hand_size} need at least {minimum} (num_players * hand_size + 1, CL-1)"
+        )
+    if max_turns is None:
+        max_turns = TURNS_PER_CARD * len(table.rows)
+    max_turns = check_int(max_turns, "max_turns", 1)
+    game = CardlineGame(table, num_players, hand_size, None, None, max_turns, label)
+    if characteristic is not None:
+        game.characteristic = game.characteristics[
+            game.characteristic_index(characteristic, "characteristic")
+        ]
+    if first_player is not None:
+        game.first_player = game.seat(first_player, "first_player")
+    return game
+
+
+def _copy_generator(rng: np.random.Generator) -> np.random.Generator:
+    """An independent generator in the same state (twice as fast as ``deepcopy``)."""
+    bit_generator = type(rng.bit_generator)(0)
+    bit_generator.state = rng.bit_generator.state
+    return np.random.Generator(bit_generator)
+
+
+class CardlineState(CheckedActions):
+    """One game in progress. Attributes are public for encoders and tests; treat as read-only.
+
+    Public: ``line`` (card ids left to right), ``hands`` (card ids, sorted: names are public,
+    CL-3), the top card of ``pile``, ``box`` contents, ``eliminated``, ``finishers`` (this
+    round), ``last_card`` / ``last_right`` / ``last_mover`` (each seat's last placement, its
+    value shown), ``revealed`` and ``known`` (every card whose value has been shown, and that
+    value scaled: players may remember it), ``characteristic``, ``first_player``, ``turns``.
+    Hidden from everyone: the values of never-revealed cards (the env never shows them) and
+    the order of ``pile`` below its top card; which never-revealed cards are ``out`` (only
+    when ``options['draw_pile']`` set the game up).
+    """
+
+    def __init__(
+        self,
+        game: CardlineGame,
+        rng: np.random.Generator,
+        characteristic: int,
+        first_player: int,
+        hands: list[list[int]],
+        initial: int,
+        pile_top_first: list[int],
+        out: list[int],
+    ) -> None:
+        n = game.num_players
+        self.game = game
+        self.rng = rng
+        self.num_players = n
+        self.characteristic = characteristic
+        self.values = game.values[characteristic]
+        self.scaled = game.scaled[characteristic]
+        self.first_player = first_player
+        self.hands = hands
+        self.line = [initial]
+        self.pile = pile_top_first[::-1]
+        self.box: list[int] = []
+        self.out = list(out)
+        self.where = np.full(game.deck_size, IN_PILE, dtype=np.int8)
+        for seat, hand in enumerate(hands):
+            self.where[hand] = IN_HAND + seat
+        self.where[initial] = IN_LINE
+        self.where[self.out] = OUT_OF_GAME
+        self.revealed = np.zeros(game.deck_size, dtype=bool)
+        self.known = np.full(game.deck_size, OPEN_LOW, dtype=np.float32)
+        self._reveal(initial)
+        self.eliminated = [False] * n
+        self.finishers: list[int] = []
+        self.last_card = [-1] * n
+        self.last_right = [False] * n
+        self.last_mover = NO_PLAYER
+        self.correct = [0] * n
+        self.turns = 0
+        self.rounds = 0
+        self.terminal = False
+        self.truncated = False
+        self._returns = (0.0,) * n
+        self.order: list[int] = []
+        self.turn_index = 0
+        self.to_act = NO_PLAYER
+        self._start_round()
+
+    # --- GameState protocol ----------------------------------------------------------------
+    def current_player(self) -> int:
+        return self.to_act
+
+    @property
+    def agent_names(self) -> tuple[str, ...]:
+        return self.game.agent_names
+
+    def legal_action_mask(self) -> np.ndarray:
+        """Read-only: every card in hand (slot) into every gap of the line (CL-4)."""
+        if self.to_act == NO_PLAYER:
+            return self.game.legal_mask(0, 0)
+        return self.game.legal_mask(len(self.hands[self.to_act]), len(self.line))
+
+    def legal_actions(self) -> list[int]:
+        return np.flatnonzero(self.legal_action_mask()).tolist()
+
+    def apply_legal_action(self, action: int) -> None:
+        """CL-4: place the card of hand slot ``action // (deck_size + 1)`` into gap
+        ``action % (deck_size + 1)``; right, it stays; wrong, box and a penalty draw."""
+        seat = self.to_act
+        slot, gap = divmod(action, self.game.num_gaps)
+        hand = self.hands[seat]
+        card = hand.pop(slot)
+        line, values = self.line, self.values
+        value = values[card]
+        right = (gap == 0 or values[line[gap - 1]] <= value) and (
+            gap == len(line) or value <= values[line[gap]]
+        )
+        self._reveal(card)
+        self.last_card[seat] = card
+        self.last_right[seat] = right
+        self.last_mover = seat
+        self.turns += 1
+        if right:
+            line.insert(gap, card)
+            self.where[card] = IN_LINE
+            self.correct[seat] += 1
+            if not hand:
+                self.finishers.append(seat)
+        else:
+            self.box.append(card)
+            self.where[card] = IN_BOX
+            self._draw(seat)
+        self.turn_index += 1
+        if self.turn_index == len(self.order):
+            self._end_round()
+        elif self.turns >= self.game.max_turns:
+            self._truncate()
+        else:
+            self.to_act = self.order[self.turn_index]
+
+    def is_terminal(self) -> bool:
+        return self.terminal
+
+    def is_truncated(self) -> bool:
+        return self.truncated
+
+    def returns(self) -> tuple[float, ...]:
+        return self._returns
+
+    def scores(self) -> tuple[int, ...]:
+        """[decided] Cards each seat has placed correctly (a finisher's hand is empty, but an
+        eliminated player's hand went to the box, so hand sizes would not rank players)."""
+        return tuple(self.correct)
+
+    def action_to_string(self, action: int) -> str:
+        slot, gap = divmod(action, self.game.num_gaps)
+        seat = self.to_act
+        if seat != NO_PLAYER and slot < len(self.hands[seat]):
+            card = self.game.names[self.hands[seat][slot]]
+            return f"place {card} (slot {slot}) in gap {gap}"
+        return f"place hand slot {slot} in gap {gap}"
+
+    def clone(self) -> CardlineState:
+        """An independent copy, made by hand (search and the mask checks clone a lot): the
+        game and its read-only value tables are shared, everything that changes is copied."""
+        twin = copy.copy(self)
+        twin.hands = [hand[:] for hand in self.hands]
+        twin.line = self.line[:]
+        twin.pile = self.pile[:]
+        twin.box = self.box[:]
+        twin.out = self.out[:]
+        twin.where = self.where.copy()
+        twin.revealed = self.revealed.copy()
+        twin.known = self.known.copy()
+        twin.eliminated = self.eliminated[:]
+        twin.finishers = self.finishers[:]
+        twin.last_card = self.last_card[:]
+        twin.last_right = self.last_right[:]
+        twin.correct = self.correct[:]
+        twin.order = self.order[:]
+        twin.rng = _copy_generator(self.rng)
+        return twin
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> CardlineState:
+        # The game (deck, read-only value tables, mask cache) is immutable in play: share it.
+        twin = object.__new__(CardlineState)
+        memo[id(self)] = twin
+        for name, value in self.__dict__.items():
+            if name in ("game", "values", "scaled"):
+                setattr(twin, name, memo.get(id(value), value))
+            else:
+                setattr(twin, name, copy.deepcopy(value, memo))
+        return twin
+
+    def resample_from_infostate(self, seat: int, rng: np.random.Generator) -> CardlineState:
+        """A copy where what nobody sees is redrawn: the order of the draw pile below its top
+        card, the box's order, and which never-revealed cards are out of the game rather than
+        in the pile (only when ``options['draw_pile']`` left cards out). Every hand is public
+        by name (CL-3) and values belong to card ids in the deck file, which players may
+        know, so ``seat`` plays no part: all seats see the same. The copy gets a fresh
+        generator drawn from ``rng``, so future box reshuffles are redrawn too."""
+        twin = self.clone()
+        if twin.pile:
+            below = twin.pile[:-1]
+            rng.shuffle(below)
+            if twin.out:
+                self._redeal_unrevealed(twin, below, rng)
+            twin.pile[:-1] = below
+        rng.shuffle(twin.box)
+        twin.rng = np.random.default_rng(int(rng.integers(2**63)))
+        return twin
+
+    @staticmethod
+    def _redeal_unrevealed(twin: CardlineState, below: list[int], rng: np.random.Generator):
+        """Swap never-revealed cards between the hidden part of the pile and ``out``."""
+        places = [("pile", i) for i, c in enumerate(below) if not twin.revealed[c]]
+        places += [("out", i) for i, c in enumerate(twin.out) if not twin.revealed[c]]
+        cards = [below[i] if where == "pile" else twin.out[i] for where, i in places]
+        rng.shuffle(cards)
+        for (where, i), card in zip(places, cards, strict=True):
+            if where == "pile":
+                below[i] = card
+                twin.where[card] = IN_PILE
+            else:
+                twin.out[i] = card
+                twin.where[card] = OUT_OF_GAME
+
+    # --- derived views ---------------------------------------------------------------------
+    @property
+    def pile_top(self) -> int:
+        """Card id on top of the draw pile (its name side is public), or -1."""
+        return self.pile[-1] if self.pile else -1
+
+    def line_values(self) -> list[float]:
+        return [float(self.values[card]) for card in self.line]
+
+    def all_cards(self) -> list[int]:
+        """Every card wherever it is (hands, line, pile, box, out), for conservation checks."""
+        cards = [c for hand in self.hands for c in hand]
+        return sorted(cards + self.line + self.pile + self.box + self.out)
+
+    # --- transitions -----------------------------------------------------------------------
+    def _reveal(self, card: int) -> None:
+        self.revealed[card] = True
+        self.known[card] = self.scaled[card]
+
+    def _draw(self, seat: int) -> None:
+        """CL-6: an empty pile is refilled by shuffling the box; both empty: no card."""
+        if not self.pile:
+            if not self.box:
+                return
+            self.pile = [self.box[i] for i in self.rng.permutation(len(self.box))]
+            self.box = []
+            self.where[self.pile] = IN_PILE
+        card = self.pile.pop()
+        bisect.insort(self.hands[seat], card)
+        self.where[card] = IN_HAND + seat
+
+    def _start_round(self) -> None:
+        """CL-5: one turn for each player still in, in seat order from ``first_player``."""
+        n = self.num_players
+        seats = [(self.first_player + k) % n for k in range(n)]
+        self.order = [seat for seat in seats if not self.eliminated[seat]]
+        self.turn_index = 0
+        self.finishers = []
+        self.rounds += 1
+        if self.turns >= self.game.max_turns:
+            self._truncate()
+        else:
+            self.to_act = self.order[0]
+
+    def _end_round(self) -> None:
+        """CL-5/CL-6: one finisher wins; several stay in (the others are eliminated, their
+        hands to the box) and each draws one card in turn order, or share the win if the
+        pile and the box cannot deal them."""
+        finishers = self.finishers
+        if len(finishers) == 1:
+            self._finish(finishers)
+            return
+        if finishers:
+            for seat in self.order:
+                if seat not in finishers:
+                    self.eliminated[seat] = True
+                    hand = self.hands[seat]
+                    self.box.extend(hand)
+                    self.where[hand] = IN_BOX
+                    self.hands[seat] = []
+            if len(self.pile) + len(self.box) < len(finishers):
+                self._finish(finishers)
+                return
+            for seat in finishers:
+                self._draw(seat)
+        self._start_round()
+
+    def _finish(self, winners: list[int]) -> None:
+        """CL-7: each winner +1 (a shared win too), everyone else -1."""
+        self.terminal = True
+        self.to_act = NO_PLAYER
+        self._returns = tuple(1.0 if seat in winners else -1.0 for seat in range(self.num_players))
+
+    def _truncate(self) -> None:
+        """C-5: the cap, when no rule ended the game on this step."""
+        self.truncated = True
+        self.to_act = NO_PLAYER

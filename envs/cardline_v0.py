@@ -1,0 +1,7 @@
+"""cardline_v0: Cardline, Marvel edition and user decks, 2 to 8 players (docs: ``cardline.env``)."""
+
+from .cardline import env as _module
+from .cardline.env import env, raw_env
+
+__doc__ = _module.__doc__
+__all__ = ["env", "raw_env"]
