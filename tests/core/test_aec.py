@@ -245,6 +245,10 @@ def test_a_seeded_reset_is_remembered_by_the_next_unseeded_ones():
     assert deals([6, None])[1] != first[1]
 
 
+def test_the_wrapper_prints_as_the_env_name():
+    assert str(env()) == "high_card_v0" == str(HighCardEnv())
+
+
 def test_copies_keep_working_buffers():
     e = env(num_players=3)
     e.reset(options=HANDS)

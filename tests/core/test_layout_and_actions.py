@@ -74,6 +74,20 @@ def test_layout_offsets_bounds_shapes_views_and_table():
         Piece("x", (2, 0), 1, "")
 
 
+def test_spans_are_named_flat_windows_over_consecutive_pieces():
+    pieces = [Piece("a", 2, 1, ""), Piece("b", (2, 2), 1, ""), Piece("c", 1, 1, "")]
+    buffer = ObservationLayout(pieces, spans={"ab": ("a", "b")}).buffer()
+    buffer.clear()["ab"][:] = range(6)
+    assert buffer.snapshot().tolist() == [0, 1, 2, 3, 4, 5, 0]
+    assert buffer.views["b"].tolist() == [[2, 3], [4, 5]]
+    single = ObservationLayout(pieces, spans={"just_c": ("c", "c")})
+    assert single.spans["just_c"] == slice(6, 7)
+    with pytest.raises(ValueError, match="comes before"):
+        ObservationLayout(pieces, spans={"back": ("c", "a")})
+    with pytest.raises(ValueError, match="must name pieces"):
+        ObservationLayout(pieces, spans={"x": ("a", "nope")})
+
+
 def test_buffer_views_are_pre_shaped_writable_windows_of_one_array():
     buffer = _layout().buffer()
     views = buffer.clear()

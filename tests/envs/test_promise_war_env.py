@@ -334,3 +334,48 @@ def test_eight_players_play_to_the_end_and_scores_are_the_victory_piles():
     assert [a for a, r in final.items() if r == 1] == [
         f"player_{s}" for s, v in enumerate(state.victory_sizes) if v == max(state.victory_sizes)
     ] or all(r <= 0 for r in final.values())
+
+
+def reference_state(state) -> dict[str, np.ndarray]:
+    """The full-information state built the obvious way, in absolute seat order."""
+    n, powers = state.num_players, state.game.max_power + 1
+    live = not (state.is_terminal() or state.is_truncated())
+    eye = np.vstack([np.eye(powers), np.zeros(powers)])  # row -1: no card
+    return {
+        "hands": np.array(state.hands),
+        "picks": eye[state.picks],
+        "decks": np.array([np.bincount(p, minlength=powers) for p in state.draw_piles]),
+        "hand_sizes": np.array(state.hands).sum(axis=1),
+        "deck_sizes": np.array([len(p) for p in state.draw_piles]),
+        "victory_sizes": np.array(state.victory).sum(axis=1),
+        "sitting_out": np.array(state.sitting_out),
+        "in_contest": np.array([live and s in state.contenders for s in range(n)]),
+        "has_picked": np.array([p >= 0 for p in state.picks]),
+        "last_revealed": eye[state.last_revealed],
+        "revealed": np.array(state.revealed),
+        "pot_face_up": np.array(state.pot_face_up),
+        "pot_face_down": np.bincount(state.pot_face_down, minlength=powers),
+        "pot_face_down_sizes": np.array(state.pot_face_down_by_player),
+        "phase": np.eye(2)[state.phase],
+        "to_act": np.eye(n)[state.current_player()] if live else np.zeros(n),
+        "tricks_played": np.array([state.tricks_played]),
+    }
+
+
+@pytest.mark.parametrize(
+    "config", [{}, {"num_players": 4, "max_power": 2, "decks": [0, 0, 1, 2, 2]}]
+)
+def test_state_matches_the_reference_piece_by_piece(config):
+    env = promise_war_v0.raw_env(**config)
+    rng = np.random.default_rng(2)
+    for seed in range(40):
+        env.reset(seed=seed)
+        while True:
+            view = env.state_layout.view(env.state())
+            expected = reference_state(env.game_state)
+            assert view.keys() == expected.keys()
+            for piece, values in expected.items():
+                assert np.array_equal(view[piece], values.reshape(view[piece].shape)), piece
+            if not env.agents or env.terminations[env.agent_selection]:
+                break
+            env.step(int(rng.choice(np.flatnonzero(env.action_mask(env.agent_selection)))))

@@ -165,6 +165,33 @@ def test_evaluate_rotates_the_agent_through_every_seat_game_by_game(num_players)
         assert asked <= {f"player_{game % num_players}"}, (game, asked)
 
 
+class FirstLegal:
+    def act(self, observation):
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+class LastLegal:
+    def act(self, observation):
+        return int(np.flatnonzero(observation["action_mask"])[-1])
+
+
+def test_evaluate_counts_wins_draws_and_losses_exactly_as_the_games_ended():
+    from cardarena.training import play_game
+
+    env_fn = lambda: make("promise_war_v0", max_power=3)  # noqa: E731
+    result = evaluate(env_fn, FirstLegal(), LastLegal(), games=40, seed=3)
+    env = env_fn()
+    outcomes = []
+    for game in range(40):
+        me = env.possible_agents[game % 2]
+        lineup = {a: (FirstLegal() if a == me else LastLegal()) for a in env.possible_agents}
+        outcomes.append(play_game(env, lineup, seed=3 + game).rewards[me])
+    expected = (outcomes.count(1.0), outcomes.count(0.0), outcomes.count(-1.0))
+    assert (result.wins, result.draws, result.losses) == expected
+    assert min(expected) > 0  # the check covers all three outcomes
+    assert result.total_reward == sum(outcomes)
+
+
 def test_play_game_reports_decisions_and_the_final_info():
     from cardarena.training import play_game
 
