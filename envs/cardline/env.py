@@ -51,7 +51,8 @@ first_player=None, max_turns=None, render_mode=None)`
   `characteristic` the deck lacks. **Warning:** hands are kept sorted by card id, i.e. by
   row, so a deck file sorted by a characteristic leaks the value order of the cards in hand
   through the action and observation layout. Sort your rows by name (as the Marvel deck is)
-  or shuffle them.
+  or shuffle them; a user deck whose rows are in the order of any characteristic gives a
+  `UserWarning` when the env is created.
 - `first_player`: the seat (int, or agent name) that starts every round; `None` draws one
   uniformly per game from the env's RNG.
 - `max_turns`: cap on placements; `None` is 10 x the deck size (1100 for Marvel). Then C-5:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import copy
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -285,6 +286,8 @@ def make_game(
         max_turns = TURNS_PER_CARD * len(table.rows)
     max_turns = check_int(max_turns, "max_turns", 1)
     game = CardlineGame(table, num_players, hand_size, None, None, max_turns, label)
+    if deck is not None:
+        _warn_if_sorted_by_value(table, label)
     if characteristic is not None:
         game.characteristic = game.characteristics[
             game.characteristic_index(characteristic, "characteristic")
@@ -292,6 +295,23 @@ def make_game(
     if first_player is not None:
         game.first_player = game.seat(first_player, "first_player")
     return game
+
+
+def _warn_if_sorted_by_value(table: Table, label: str) -> None:
+    """CL-1: hands are kept sorted by card id, so a deck whose rows are in value order tells
+    every player the value order of the cards in hand. Say so (the built-in deck is in
+    alphabetical order)."""
+    for name in table.columns[len(DECK_COLUMNS) :]:
+        values = np.asarray(table.column(name), dtype=float)
+        steps = np.diff(values)
+        if len(values) > 2 and (np.all(steps >= 0) or np.all(steps <= 0)):
+            warnings.warn(
+                f"the {label}'s rows are sorted by {name!r}: hands are kept in card-id order, "
+                f"so players would see the value order of their cards; shuffle or sort the rows "
+                f"by name (CL-1)",
+                UserWarning,
+                stacklevel=3,
+            )
 
 
 def _copy_generator(rng: np.random.Generator) -> np.random.Generator:

@@ -106,6 +106,7 @@ def test_cl1_marvel_deck_has_110_invented_characters_in_alphabetical_order():
         assert len(set(deck.column(column))) < 110, f"{column}: some values must be equal"
 
 
+@pytest.mark.filterwarnings("ignore:the .* rows are sorted by")
 def test_cl1_user_decks_from_csv_json_or_rows_are_the_same_deck(tmp_path):
     rows = [{"name": "Rome founded", "colour": "ancient", "year": -753, "score": 1.5},
             {"name": "Marathon", "colour": "ancient", "year": -490, "score": 2},
@@ -423,6 +424,7 @@ def test_eight_players_take_turns_in_seat_order_from_the_first_player():
     check_invariants(state)
 
 
+@pytest.mark.filterwarnings("ignore:the .* rows are sorted by")
 def test_a_custom_deck_of_years_bc_with_fractions_plays_by_value():
     deck = [{"name": "Great Pyramid", "colour": "ancient", "year": -2560},
             {"name": "Rome founded", "colour": "ancient", "year": -753},
@@ -599,6 +601,7 @@ def games(draw):
                      max_turns=max_turns)  # fmt: skip
 
 
+@pytest.mark.filterwarnings("ignore:the .* rows are sorted by")
 @settings(max_examples=150, deadline=None)
 @given(game=games(), seed=st.integers(0, 2**32 - 1))
 def test_random_games_conserve_cards_keep_the_line_sorted_and_end(game, seed):
@@ -627,3 +630,17 @@ def test_random_games_conserve_cards_keep_the_line_sorted_and_end(game, seed):
         assert not any(state.eliminated[seat] for seat in winners)
     else:
         assert state.turns == game.max_turns and state.returns() == (0.0,) * game.num_players
+
+
+def test_a_user_deck_sorted_by_a_characteristic_warns_that_hands_would_leak_its_order():
+    rows = [{"name": f"c{i}", "colour": "x", "year": -500 + 10 * i, "fame": (i * 7) % 5}
+            for i in range(12)]  # fmt: skip
+    with pytest.warns(UserWarning, match=r"sorted by 'year'.*value order"):
+        make_game(deck=rows)
+    shuffled = [
+        dict(r, year=y) for r, y in zip(rows, [3, 1, 2, 9, 5, 4, 8, 7, 6, 0, 11, 10], strict=True)
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        make_game(deck=shuffled)
+        make_game()  # the built-in deck is in alphabetical order
