@@ -48,7 +48,8 @@ max_turns=200, render_mode=None)`
   its faction. A malformed table raises `InvalidConfigError` naming row, column and value.
 - `first_player`: `None` (drawn at random each game), `"maximal"` or `"predacon"`.
 - `max_turns`: the BW-8 cap (turns after setup, both players counted); at the cap the side
-  with more characters left wins (a termination, not a truncation).
+  with more characters left wins (a termination, not a truncation). Keep it even: with an
+  odd cap the first player gets one turn more than the other before the count.
 - `render_mode`: `None`, `"ansi"` (render returns the text) or `"human"` (prints it).
 
 Any other keyword raises `InvalidConfigError` naming it and the allowed keys.
