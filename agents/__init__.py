@@ -1,10 +1,26 @@
-"""Who plays: random baselines and trained policies, all behind the ``Agent`` protocol.
+"""Who plays: random baselines, heuristics and trained policies, all behind the ``Agent``
+protocol (v2: ``act`` plus a ``start_game(seat, env_spec)`` hook, an own seeded generator and
+a spec string). ``make_agent(spec)`` builds one per seat.
 
 ``MaskablePolicyAgent`` needs the ``train`` extra only when a model is given to it.
 """
 
-from .base import Agent, Observation, legal_actions
+from .base import Agent, BaseAgent, EnvSpec, Observation, legal_actions, start_game
 from .policy_agent import MaskablePolicyAgent
 from .random_agent import RandomAgent
+from .specs import AGENT_SPECS, make_agent, parse_spec, register_agent
 
-__all__ = ["Agent", "MaskablePolicyAgent", "Observation", "RandomAgent", "legal_actions"]
+__all__ = [
+    "AGENT_SPECS",
+    "Agent",
+    "BaseAgent",
+    "EnvSpec",
+    "MaskablePolicyAgent",
+    "Observation",
+    "RandomAgent",
+    "legal_actions",
+    "make_agent",
+    "parse_spec",
+    "register_agent",
+    "start_game",
+]

@@ -1,16 +1,39 @@
-"""What an agent is: something that picks a legal action from its own observation dict.
+"""What an agent is (protocol v2): something that picks a legal action from its own
+observation dict, told at the start of every game which seat it holds in which env.
 
-Agents see only ``{"observation", "action_mask"}`` (never the rules state), so the same agent
-plays through the AEC API, inside the SB3 bridge, or against a human.
+Agents see only ``{"observation", "action_mask"}`` and the public ``EnvSpec`` (never the
+rules state), so the same agent plays through the AEC API, inside the SB3 bridge, in a
+tournament, or against a person at the terminal. Every seat gets its own instance (build them
+from a spec string with ``make_agent`` or from a factory), so an agent that remembers things
+never shares that memory with another seat.
 """
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 Observation = dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """Which env and configuration a game is played in: all an agent may know of the table
+    beyond its observations. ``layout()`` names the observation's pieces."""
+
+    name: str
+    config: dict[str, Any] = field(default_factory=dict)
+
+    def make_raw(self) -> Any:
+        from cardarena.envs import make_raw
+
+        return make_raw(self.name, **self.config)
+
+    def layout(self) -> Any:
+        """The env's ``ObservationLayout`` (``layout.view(obs)`` splits an observation)."""
+        return self.make_raw().layout
 
 
 @runtime_checkable
@@ -18,6 +41,43 @@ class Agent(Protocol):
     def act(self, observation: Observation) -> int:
         """A legal action (``observation["action_mask"][action] == 1``)."""
         ...
+
+
+class BaseAgent:
+    """Protocol v2 defaults: an own seedable generator, a spec string, a game-start hook.
+
+    Subclasses implement ``act`` and may override ``start_game`` (read the layout, reset
+    per-game memory). ``spec`` is the string ``make_agent`` rebuilds the agent from.
+    """
+
+    spec = "agent"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.seat: str | None = None
+        self.env_spec: EnvSpec | None = None
+
+    def seed(self, seed: int | None) -> None:
+        """Reseed the agent's own generator (agents never touch the global RNGs)."""
+        self.rng = np.random.default_rng(seed)
+
+    def start_game(self, seat: str, env_spec: EnvSpec) -> None:
+        """Called before each game: the seat this agent plays and the env it plays in."""
+        self.seat = seat
+        self.env_spec = env_spec
+
+    def act(self, observation: Observation) -> int:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.spec!r}>"
+
+
+def start_game(agent: Agent, seat: str, env_spec: EnvSpec) -> None:
+    """Call ``agent.start_game`` if it has one (plain ``act``-only agents are welcome)."""
+    hook = getattr(agent, "start_game", None)
+    if hook is not None:
+        hook(seat, env_spec)
 
 
 def legal_actions(observation: Observation) -> np.ndarray:

@@ -1,0 +1,86 @@
+"""Agents by name: ``make_agent("random")``, ``make_agent("noisy:sigma=0.3")`` ...
+
+A spec string is ``name`` or ``name:key=value,key=value``; values are parsed as int, float,
+bool or left as strings. A path to a saved model (a ``.zip`` file or a checkpoint folder) is a
+spec too, once the training layer registers a loader for it. Builders register themselves with
+``register_agent``; an unknown spec raises ``InvalidConfigError`` listing the known ones.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from cardarena.envs.core import InvalidConfigError
+
+from .base import Agent
+
+
+@dataclass(frozen=True)
+class AgentEntry:
+    build: Callable[..., Agent]
+    doc: str
+
+
+AGENT_SPECS: dict[str, AgentEntry] = {}
+
+
+def register_agent(name: str, build: Callable[..., Agent], doc: str) -> None:
+    """Make ``name`` (with options) buildable by ``make_agent``."""
+    AGENT_SPECS[name] = AgentEntry(build, doc)
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"noisy:sigma=0.3,seed=2"`` -> ``("noisy", {"sigma": 0.3, "seed": 2})``."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise InvalidConfigError(f"an agent spec is a non-empty string, got {spec!r}")
+    name, _, rest = spec.strip().partition(":")
+    options: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, equals, value = item.partition("=")
+        if not equals or not key:
+            raise InvalidConfigError(
+                f"agent spec {spec!r}: option {item!r} must look like key=value"
+            )
+        options[key.strip()] = _value(value.strip())
+    return name, options
+
+
+def _value(text: str) -> Any:
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def make_agent(spec: str, seed: int | None = None) -> Agent:
+    """A new agent instance from ``spec`` (one per seat: never share instances)."""
+    name, options = parse_spec(spec)
+    entry = AGENT_SPECS.get(name)
+    if entry is None:
+        known = ", ".join(f"{key} ({value.doc})" for key, value in sorted(AGENT_SPECS.items()))
+        raise InvalidConfigError(f"unknown agent spec {spec!r}; known: {known}")
+    try:
+        agent = entry.build(seed=seed, **options)
+    except TypeError as error:
+        raise InvalidConfigError(f"agent spec {spec!r}: {error}") from None
+    if hasattr(agent, "spec") and spec != name:
+        with contextlib.suppress(AttributeError):
+            agent.spec = spec  # type: ignore[union-attr]
+    return agent
+
+
+def _random(seed: int | None = None) -> Agent:
+    from .random_agent import RandomAgent
+
+    return RandomAgent(seed)
+
+
+register_agent("random", _random, "uniformly random legal actions")
