@@ -73,7 +73,7 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         raise InvalidConfigError(f"agent spec {spec!r}: {error}") from None
     if hasattr(agent, "spec") and spec != name:
         with contextlib.suppress(AttributeError):
-            agent.spec = spec  # type: ignore[union-attr]
+            agent.spec = spec
     return agent
 
 
