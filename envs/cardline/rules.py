@@ -453,8 +453,19 @@ class CardlineState(CheckedActions):
         seat = self.to_act
         if seat != NO_PLAYER and slot < len(self.hands[seat]):
             card = self.game.names[self.hands[seat][slot]]
-            return f"place {card} (slot {slot}) in gap {gap}"
+            return f"place {card} {self._gap_words(gap)} (slot {slot}, gap {gap})"
         return f"place hand slot {slot} in gap {gap}"
+
+    def _gap_words(self, gap: int) -> str:
+        """Where gap ``gap`` of the line is, by the cards around it."""
+        names, line = self.game.names, self.line
+        if gap > len(line):
+            return "past the end of the line"
+        if gap == 0:
+            return f"left of {names[line[0]]}"
+        if gap == len(line):
+            return f"right of {names[line[-1]]}"
+        return f"between {names[line[gap - 1]]} and {names[line[gap]]}"
 
     def clone(self) -> CardlineState:
         """An independent copy, made by hand (search and the mask checks clone a lot): the

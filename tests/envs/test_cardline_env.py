@@ -364,7 +364,7 @@ def test_bad_actions_raise_and_nothing_changes():
     before = env.state().copy()
     g = env.game.num_gaps
     for action, message in [
-        (2, r"illegal action 2 \(place Ant \(slot 0\) in gap 2\) for player_0; legal actions: 0"),
+        (2, r"illegal action 2 \(place Ant past the end of the line \(slot 0, gap 2\)\) for pl"),
         (2 * g, r"out of range: the action space is Discrete\(20\)"),
         (1.0, r"must be an integer in 0..19, got 1.0"),
     ]:

@@ -275,7 +275,8 @@ def test_cl4_the_mask_is_every_card_in_hand_into_every_gap():
     assert grid[:3, :2].all() and not grid[3:].any() and not grid[:, 2:].any()
     assert_mask_is_what_the_rules_accept(state)
     with pytest.raises(
-        IllegalActionError, match=r"illegal action 2 \(place Ant \(slot 0\) in gap 2\)"
+        IllegalActionError,
+        match=r"illegal action 2 \(place Ant past the end of the line \(slot 0, gap 2\)\)",
     ):
         state.apply_action(2)
     with pytest.raises(
@@ -644,3 +645,15 @@ def test_a_user_deck_sorted_by_a_characteristic_warns_that_hands_would_leak_its_
         warnings.simplefilter("error")
         make_game(deck=shuffled)
         make_game()  # the built-in deck is in alphabetical order
+
+
+def test_actions_read_as_placements_between_named_cards():
+    state = make_game().new_initial_state(
+        np.random.default_rng(0),
+        {"hands": [["Hulk"], ["Thor"]], "initial_card": "Hawkeye", "characteristic": "strength",
+         "first_player": 0},
+    )  # fmt: skip
+    assert state.action_to_string(0) == "place Hulk left of Hawkeye (slot 0, gap 0)"
+    assert state.action_to_string(1) == "place Hulk right of Hawkeye (slot 0, gap 1)"
+    state.apply_action(1)  # Hulk is stronger than Hawkeye: the line is Hawkeye, Hulk
+    assert state.action_to_string(1) == "place Thor between Hawkeye and Hulk (slot 0, gap 1)"
