@@ -1,0 +1,79 @@
+"""The ``cardarena`` command, run as a user runs it: a subprocess, real stdin and stdout."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from cardarena.envs import ENVS
+
+TINY_PW = ["--config", "max_power=3", "decks=[1,2,3,1]"]
+
+
+def cardarena(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "cardarena.training.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_help_everywhere():
+    for command in ([], ["list"], ["play"], ["eval"], ["replay"], ["bench"]):
+        done = cardarena(*command, "--help")
+        assert done.returncode == 0 and "usage: cardarena" in done.stdout, done.stderr
+
+
+def test_list_names_every_env_with_its_players():
+    done = cardarena("list")
+    assert done.returncode == 0
+    for name in ENVS:
+        assert name in done.stdout
+    assert "2-8 players" in done.stdout and "War! for Promise TCG decks" in done.stdout
+
+
+def test_a_person_plays_a_whole_game_and_bad_input_only_asks_again():
+    moves = "x\n0\n99\n" + "1\n" * 60
+    done = cardarena("play", "promise_war_v0", "--vs", "random", "--seat", "player_1", *TINY_PW,
+                     stdin=moves)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "you are player_1" in out
+    assert "please type a number from 1 to 3 (got 'x')" in out
+    assert "please type a number from 1 to 3 (got '0')" in out
+    assert "1. play power 1" in out and "player_1's hand:" in out
+    assert "result: player_0" in out and "game over" in out
+    assert "player_0 has played" in out and "player_0: play power" not in out  # no leak
+
+
+@pytest.mark.parametrize("env", sorted(ENVS))
+def test_every_env_can_be_played_at_the_terminal(env):
+    done = cardarena("play", env, "--vs", "random", "--seed", "3", stdin="1\n" * 3000, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "result:" in done.stdout
+
+
+def test_running_out_of_input_stops_cleanly():
+    done = cardarena("play", "promise_war_v0", *TINY_PW, stdin="1\n")
+    assert done.returncode == 130
+    assert "the game was not finished" in done.stderr
+
+
+def test_unknown_names_exit_2_and_list_what_is_known():
+    done = cardarena("play", "promise_war_v0", "--vs", "nope")
+    assert done.returncode == 2 and "unknown agent spec 'nope'; known: " in done.stderr
+    assert "random (" in done.stderr
+    done = cardarena("play", "chess_v6")
+    assert done.returncode == 2 and "available: beast_wars_v0" in done.stderr
+    done = cardarena("play", "promise_war_v0", "--config", "players=3")
+    assert done.returncode == 2 and "unknown config key 'players'" in done.stderr
+
+
+def test_bench_prints_the_table():
+    done = cardarena("bench", "--seconds", "0.05", "--rounds", "1", "--env", "promise_war_v0")
+    assert done.returncode == 0, done.stderr
+    assert "tictactoe_v3" in done.stdout and "promise_war_v0 (rules)" in done.stdout

@@ -1,0 +1,259 @@
+"""The ``cardarena`` command: list the envs, play one at the terminal, evaluate agents in a
+tournament, replay a recorded game, measure speed.
+
+    cardarena list
+    cardarena play ENV --vs AGENT [--seat SEAT] [--seed S] [--record FILE] [--config K=V ...]
+    cardarena eval ENV AGENT AGENT ... [--games N] [--jobs J] [--out DIR] [--seed S]
+    cardarena replay FILE [--game K] [--step]
+    cardarena bench [--seconds S] [--rounds R] [--env ENV ...]
+
+Agents are spec strings (``random``, ``heuristic``, ``oracle``, ``noisy:sigma=0.3`` ...);
+``cardarena play ENV --vs nope`` lists the known ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from cardarena.agents import EnvSpec, make_agent, start_game
+from cardarena.envs import ENVS, make
+from cardarena.envs.core import CardArenaError, InvalidConfigError
+
+
+def _config(pairs: Sequence[str] | None) -> dict[str, Any]:
+    """``["num_players=3", "variant=beginner", "decks=[1,2,3]"]`` -> a config dict: each
+    value is read as JSON when it is JSON, else kept as a string."""
+    config: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, equals, value = pair.partition("=")
+        if not equals or not key:
+            raise InvalidConfigError(f"--config takes KEY=VALUE pairs, got {pair!r}")
+        try:
+            config[key] = json.loads(value)
+        except json.JSONDecodeError:
+            config[key] = value
+    return config
+
+
+def _env_name(name: str) -> str:
+    if name not in ENVS:
+        raise InvalidConfigError(f"unknown env {name!r}; available: {', '.join(sorted(ENVS))}")
+    return name
+
+
+# --- list ------------------------------------------------------------------------------------
+def cmd_list(args: argparse.Namespace, out: TextIO) -> int:
+    for name, module in sorted(ENVS.items()):
+        metadata = module.raw_env.metadata
+        players = f"{metadata['min_players']}-{metadata['max_players']}"
+        if metadata["min_players"] == metadata["max_players"]:
+            players = str(metadata["min_players"])
+        title = next(line for line in (module.__doc__ or "").splitlines() if line.startswith("#"))
+        print(f"{name:<16} {players:>4} players  {title.lstrip('# ').strip()}", file=out)
+    return 0
+
+
+# --- play ------------------------------------------------------------------------------------
+def ask_human(prompt_text: str, choices: list[str], read: Callable[[str], str], out: TextIO) -> int:
+    """The index into ``choices`` a person types (1-based on screen); re-asks on bad input."""
+    while True:
+        answer = read(prompt_text).strip()
+        if answer.isdigit() and 1 <= int(answer) <= len(choices):
+            return int(answer) - 1
+        print(f"  please type a number from 1 to {len(choices)} (got {answer!r})", file=out)
+
+
+def cmd_play(args: argparse.Namespace, out: TextIO, read: Callable[[str], str] = input) -> int:
+    name = _env_name(args.env)
+    config = _config(args.config)
+    env = make(name, render_mode="ansi", **config)
+    seats = list(env.possible_agents)
+    human = args.seat or seats[0]
+    if human not in seats:
+        raise InvalidConfigError(f"--seat must be one of {', '.join(seats)}, got {human!r}")
+    spec = EnvSpec(name, config)
+    opponents = {}
+    for index, seat in enumerate(seats):
+        if seat != human:
+            opponents[seat] = make_agent(args.vs, seed=args.seed * 100 + index)
+            start_game(opponents[seat], seat, spec)
+    env.reset(seed=args.seed)
+    raw = env.unwrapped
+    actions: list[int] = []
+    print(f"{name}: you are {human}; opponents: {args.vs}", file=out)
+    for agent in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        if agent == human:
+            print("\n" + env.render(), file=out)
+            legal = np.flatnonzero(observation["action_mask"]).tolist()
+            names = [raw.game_state.action_to_string(a) for a in legal]
+            for number, text in enumerate(names, start=1):
+                print(f"  {number:>3}. {text}", file=out)
+            action = legal[ask_human(f"{human}, your move: ", names, read, out)]
+        else:
+            action = opponents[agent].act(observation)
+            # Never echo the action: it may be a face-down pick (C-3); the next render shows
+            # what the table shows.
+            print(f"{agent} has played", file=out)
+        actions.append(int(action))
+        env.step(action)
+    state = raw.game_state
+    print("\n" + raw.render_text(state), file=out)
+    returns = dict(zip(seats, state.returns(), strict=True))
+    print(f"result: {', '.join(f'{s} {r:+g}' for s, r in returns.items())}", file=out)
+    if args.record:
+        from .records import play_match, write_records
+
+        lineup: dict[str, Any] = {s: _Scripted(s, actions, seats) for s in seats}
+        record = play_match(name, lineup, args.seed, config)
+        record = _with_lineup(record, {s: ("human" if s == human else args.vs) for s in seats})
+        write_records(args.record, [record])
+        print(f"recorded to {args.record}", file=out)
+    return 0
+
+
+class _Scripted:
+    """Replays the actions of the game just played, so the record is made by the same code
+    path as every other record (and checked by it)."""
+
+    def __init__(self, seat: str, actions: list[int], seats: list[str]) -> None:
+        self.seat, self.shared, self.spec = seat, actions, "scripted"
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        return self.shared.pop(0)
+
+
+def _with_lineup(record: Any, lineup: dict[str, str]) -> Any:
+    import dataclasses
+
+    return dataclasses.replace(record, lineup=lineup)
+
+
+# --- eval ------------------------------------------------------------------------------------
+def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
+    from .tournament import run_tournament
+
+    name = _env_name(args.env)
+    for spec in args.agents:
+        make_agent(spec)  # fail fast on an unknown spec, before any process starts
+    out_dir = Path(args.out) if args.out else None
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    result = run_tournament(
+        name,
+        args.agents,
+        args.games,
+        config=_config(args.config),
+        seed=args.seed,
+        jobs=args.jobs,
+        progress=not args.quiet,
+        records_path=(out_dir / "games.jsonl") if out_dir else None,
+    )
+    print(result.to_markdown(), file=out)
+    if out_dir is not None:
+        (out_dir / "results.json").write_text(result.to_json())
+        written = ["results.json", "games.jsonl"]
+        try:
+            result.save_heatmap(out_dir / "win_rates.png")
+            written.append("win_rates.png")
+        except ImportError as missing:
+            print(f"(no heat map: {missing})", file=out)
+        print(f"wrote {', '.join(str(out_dir / f) for f in written)}", file=out)
+    return 0
+
+
+# --- replay ----------------------------------------------------------------------------------
+def cmd_replay(args: argparse.Namespace, out: TextIO, read: Callable[[str], str] = input) -> int:
+    from .records import read_records
+    from .replay import replay
+
+    records = read_records(args.file)
+    if not 0 <= args.game < len(records):
+        raise InvalidConfigError(
+            f"--game must be in 0..{len(records) - 1} ({args.file} holds {len(records)} games)"
+        )
+    record = records[args.game]
+    lineup = ", ".join(f"{seat}: {spec}" for seat, spec in record.lineup.items())
+    print(f"{record.env} (cardarena {record.version}), seed {record.seed}; {lineup}", file=out)
+    for number, step in enumerate(replay(record), start=1):
+        print(f"\nstep {number}: {step.agent} {step.description}\n{step.text}", file=out)
+        if args.step:
+            read("(enter for the next step) ")
+    print(f"\noutcome: {record.outcome}; returns {record.returns}", file=out)
+    return 0
+
+
+# --- bench -----------------------------------------------------------------------------------
+def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
+    from .bench import run
+
+    run(args)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="cardarena", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    listing = commands.add_parser("list", help="the envs, their players and games")
+    listing.set_defaults(run=cmd_list)
+
+    play = commands.add_parser("play", help="play an env yourself at the terminal")
+    play.add_argument("env", help="env name, e.g. promise_war_v0 (see `cardarena list`)")
+    play.add_argument("--vs", default="random", help="agent spec for every other seat")
+    play.add_argument("--seat", help="your seat (default: the first)")
+    play.add_argument("--seed", type=int, default=0, help="seed of the deal")
+    play.add_argument("--record", help="append the game to this JSON-lines file")
+    play.add_argument("--config", nargs="*", metavar="KEY=VALUE", help="env config")
+    play.set_defaults(run=cmd_play)
+
+    evaluate = commands.add_parser("eval", help="round-robin tournament of agents, with ratings")
+    evaluate.add_argument("env", help="env name")
+    evaluate.add_argument("agents", nargs="+", help="agent specs, e.g. random heuristic")
+    evaluate.add_argument("--games", type=int, default=100, help="games per pairing")
+    evaluate.add_argument("--jobs", type=int, default=1, help="worker processes")
+    evaluate.add_argument("--seed", type=int, default=0)
+    evaluate.add_argument("--out", help="folder for results.json, games.jsonl, win_rates.png")
+    evaluate.add_argument("--config", nargs="*", metavar="KEY=VALUE", help="env config")
+    evaluate.add_argument("--quiet", action="store_true", help="no progress bar")
+    evaluate.set_defaults(run=cmd_eval)
+
+    replay = commands.add_parser("replay", help="replay a recorded game step by step")
+    replay.add_argument("file", help="JSON-lines file of match records")
+    replay.add_argument("--game", type=int, default=0, help="which game in the file (0-based)")
+    replay.add_argument("--step", action="store_true", help="wait for enter after each step")
+    replay.set_defaults(run=cmd_replay)
+
+    bench = commands.add_parser("bench", help="decisions per second beside PettingZoo's envs")
+    from .bench import add_arguments
+
+    add_arguments(bench)
+    bench.set_defaults(run=cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    stream = out or sys.stdout
+    try:
+        return int(args.run(args, stream))
+    except CardArenaError as error:
+        print(f"cardarena {args.command}: {error}", file=sys.stderr)
+        return 2
+    except (EOFError, KeyboardInterrupt):
+        print("\ncardarena: stopped (no more input); the game was not finished", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
