@@ -5,7 +5,16 @@ a spec string). ``make_agent(spec)`` builds one per seat.
 ``MaskablePolicyAgent`` needs the ``train`` extra only when a model is given to it.
 """
 
-from .base import Agent, BaseAgent, EnvSpec, Observation, legal_actions, start_game
+from .base import (
+    Agent,
+    BaseAgent,
+    EnvSpec,
+    Observation,
+    env_spec_of,
+    legal_actions,
+    per_seat,
+    start_game,
+)
 from .policy_agent import MaskablePolicyAgent
 from .random_agent import RandomAgent
 from .specs import AGENT_SPECS, make_agent, parse_spec, register_agent
@@ -18,9 +27,11 @@ __all__ = [
     "MaskablePolicyAgent",
     "Observation",
     "RandomAgent",
+    "env_spec_of",
     "legal_actions",
     "make_agent",
     "parse_spec",
+    "per_seat",
     "register_agent",
     "start_game",
 ]

@@ -22,6 +22,8 @@ import statistics
 import time
 import warnings
 from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -30,7 +32,7 @@ from cardarena.envs import ENVS, make, make_raw
 REFERENCE = "tictactoe_v3"
 
 
-def pettingzoo_classic(name: str) -> Callable[[], object]:
+def pettingzoo_classic(name: str) -> Callable[[], Any]:
     """A PettingZoo classic env factory, through the registry where PettingZoo has one."""
     try:
         from pettingzoo import make as pz_make
@@ -58,7 +60,7 @@ def decisions_per_second(play_game: Callable[[int], int], seconds: float, seed: 
     return decisions / (time.perf_counter() - started)
 
 
-def env_games(env_fn: Callable[[], object], seed: int) -> Callable[[int], int]:
+def env_games(env_fn: Callable[[], Any], seed: int) -> Callable[[int], int]:
     """Random games through the AEC API; dead steps are played but not counted."""
     env = env_fn()
     rng = np.random.default_rng(seed)
@@ -113,11 +115,10 @@ def run(args: argparse.Namespace) -> None:
 
     candidates: dict[str, Callable[[int], Callable[[int], int]]] = {}
     for name in (REFERENCE, "connect_four_v3"):
-        factory = pettingzoo_classic(name)
-        candidates[name] = lambda seed, f=factory: env_games(f, seed)
+        candidates[name] = partial(env_games, pettingzoo_classic(name))
     for name in args.env:
-        candidates[name] = lambda seed, n=name: env_games(lambda: make(n), seed)
-        candidates[f"{name} (rules)"] = lambda seed, n=name: rules_games(n, seed)
+        candidates[name] = partial(env_games, partial(make, name))
+        candidates[f"{name} (rules)"] = partial(rules_games, name)
     results: dict[str, list[float]] = {name: [] for name in candidates}
     for round_index in range(args.rounds):
         for name, games in candidates.items():

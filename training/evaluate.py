@@ -8,7 +8,7 @@ from typing import Any
 
 from pettingzoo import AECEnv
 
-from cardarena.agents import Agent
+from cardarena.agents import Agent, env_spec_of, per_seat, start_game
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,9 @@ def play_game(env: AECEnv, agents: dict[str, Agent], seed: int | None = None) ->
     truncated_any = False
     steps = 0
     final_info: dict[str, Any] = {}
+    spec = env_spec_of(env)
+    for seat, player in agents.items():
+        start_game(player, seat, spec)
     for agent in env.agent_iter():
         observation, reward, terminated, truncated, info = env.last()
         if terminated or truncated:
@@ -73,27 +76,31 @@ def play_game(env: AECEnv, agents: dict[str, Agent], seed: int | None = None) ->
 def evaluate(
     env_fn: Callable[[], AECEnv],
     agent: Agent,
-    opponent: Agent,
+    opponent: Agent | str | Callable[[], Agent],
     games: int,
     seed: int = 0,
 ) -> MatchResult:
     """``agent`` against ``opponent`` in every other seat; the agent's seat rotates per game.
 
-    Agents with a ``seed`` method are reseeded from ``seed`` first, so the same call gives the
-    same result.
+    Each other seat gets its own opponent instance (``per_seat``: from a spec string, a
+    factory, or a deep copy of the instance), kept for the whole evaluation, so an opponent
+    that remembers things keeps its own memory and never shares it with another seat. Agents
+    with a ``seed`` method are reseeded from ``seed`` first, so the same call gives the same
+    result.
     """
-    for index, player in enumerate((agent, opponent)):
-        if hasattr(player, "seed"):
-            player.seed(seed * 2 + index)
     env = env_fn()
     seats = list(env.possible_agents)
+    opponents = per_seat(opponent, seats)
+    for index, player in enumerate([agent, *opponents.values()]):
+        if hasattr(player, "seed"):
+            player.seed(seed * (len(seats) + 1) + index)
     wins = draws = losses = truncated = 0
     total = 0.0
     seat_games = dict.fromkeys(seats, 0)
     for game in range(games):
         me = seats[game % len(seats)]
         seat_games[me] += 1
-        lineup = {seat: (agent if seat == me else opponent) for seat in seats}
+        lineup = {seat: (agent if seat == me else opponents[seat]) for seat in seats}
         record = play_game(env, lineup, seed=seed + game)
         reward = record.rewards[me]
         total += reward

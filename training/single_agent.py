@@ -18,11 +18,11 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from cardarena.agents import Agent, RandomAgent
+from cardarena.agents import Agent, RandomAgent, env_spec_of, per_seat, start_game
 from cardarena.envs import make
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
 
-OpponentSpec: TypeAlias = "Agent | Mapping[str, Agent] | None"
+OpponentSpec: TypeAlias = "Agent | str | Mapping[str, Agent] | None"
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -30,8 +30,9 @@ class SingleAgentEnv(gymnasium.Env):
 
     Args:
         aec_env: a cardarena AEC env (wrapped or raw), or an env name for ``cardarena.envs.make``.
-        opponent: one ``Agent`` for every other seat, a dict seat name -> ``Agent``, or None
-            for seeded ``RandomAgent`` opponents.
+        opponent: an ``Agent`` (deep-copied into every other seat), an agent spec string
+            (``"heuristic"``), a dict seat name -> ``Agent``, or None for seeded
+            ``RandomAgent`` opponents. Every seat has its own instance.
         learner: the learner's seat name, or None for a seat drawn at every reset (so one
             policy learns every seat).
         env_config: config for ``make`` when ``aec_env`` is a name.
@@ -76,9 +77,11 @@ class SingleAgentEnv(gymnasium.Env):
                     f"take; missing {missing}"
                 )
             return dict(opponent)
-        if not isinstance(opponent, Agent):
-            raise InvalidConfigError(f"opponent must be an Agent (with .act), got {opponent!r}")
-        return dict.fromkeys(seats, opponent)
+        if not isinstance(opponent, (Agent, str)):
+            raise InvalidConfigError(
+                f"opponent must be an Agent (with .act) or an agent spec string, got {opponent!r}"
+            )
+        return per_seat(opponent, seats)  # one instance per seat: no shared memory
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -93,6 +96,10 @@ class SingleAgentEnv(gymnasium.Env):
         self.aec.reset(seed=env_seed, options=options)
         seats = self.aec.possible_agents
         self.learner = self.fixed_learner or seats[int(self.np_random.integers(len(seats)))]
+        spec = env_spec_of(self.aec)
+        for seat, agent in self.opponents.items():
+            if seat != self.learner:
+                start_game(agent, seat, spec)
         observation, _, terminated, truncated, info = self._advance()
         if terminated or truncated:
             raise RuntimeError("the game ended before the learner's first decision")

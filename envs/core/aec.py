@@ -93,6 +93,8 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
             )
         self._check_config_keys(config)
         self.render_mode = render_mode
+        #: The configuration this env was built with (agents get it through ``EnvSpec``).
+        self.config = dict(config)
         game = self.build_game(**config)
         self.game = game
         self.layout = self.build_layout(game)

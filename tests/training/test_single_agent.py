@@ -78,7 +78,7 @@ def test_one_agent_as_opponent_plays_every_other_seat():
     bridge = SingleAgentEnv("promise_war_v0", opponent=Counting(0), learner="player_0",
                             env_config={"num_players": 4})  # fmt: skip
     assert set(bridge.opponents) == {"player_1", "player_2", "player_3"}
-    assert len({id(agent) for agent in bridge.opponents.values()}) == 1
+    assert len({id(agent) for agent in bridge.opponents.values()}) == 3  # no shared memory
     bridge.reset(seed=0)
     assert Counting.calls == 0  # player_0 acts first
     bridge.step(int(np.flatnonzero(bridge.action_masks())[0]))
@@ -278,3 +278,33 @@ def test_maskable_ppo_trains_saves_loads_and_plays_legally(tmp_path):
     # Through the raw env an illegal move would raise instead of quietly losing.
     result = evaluate(lambda: make_raw("promise_war_v0"), agent, RandomAgent(0), games=10)
     assert result.wins + result.draws + result.losses == 10
+
+
+class Remembering(RandomAgent):
+    """Records the seat and env it was told at every game start."""
+
+    def __init__(self, seed=None):
+        super().__init__(seed)
+        self.starts = []
+
+    def start_game(self, seat, env_spec):
+        super().start_game(seat, env_spec)
+        self.starts.append((seat, env_spec.name, env_spec.config))
+
+
+def test_every_seat_gets_its_own_agent_told_its_seat_and_env():
+    env_fn = lambda: make("promise_war_v0", num_players=3, max_power=5)  # noqa: E731
+    template = Remembering(0)
+    agent = Remembering(1)
+    evaluate(env_fn, agent, template, games=6)
+    assert template.starts == []  # copies played, never the template itself
+    assert [s[0] for s in agent.starts] == ["player_0", "player_1", "player_2"] * 2
+    assert agent.starts[0][1:] == ("promise_war_v0", {"num_players": 3, "max_power": 5})
+    bridge = SingleAgentEnv("promise_war_v0", opponent=template, learner="player_0",
+                            env_config={"num_players": 3})  # fmt: skip
+    bridge.reset(seed=0)
+    seats = {seat: agent.starts for seat, agent in bridge.opponents.items() if agent.starts}
+    assert {seat: starts[0][0] for seat, starts in seats.items()} == {
+        "player_1": "player_1", "player_2": "player_2"}  # fmt: skip
+    bridge = SingleAgentEnv("promise_war_v0", opponent="random")
+    assert len({id(a) for a in bridge.opponents.values()}) == 2
