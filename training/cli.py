@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -250,6 +251,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except CardArenaError as error:
         print(f"cardarena {args.command}: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `cardarena list | head`: the reader left, nothing is wrong
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (silence the exit-time flush)
+        return 0
     except (EOFError, KeyboardInterrupt):
         print("\ncardarena: stopped (no more input); the game was not finished", file=sys.stderr)
         return 130
