@@ -18,7 +18,7 @@ $(VENV)/.installed-train: $(DEPS) | $(PY)
 	touch $@
 
 $(VENV)/.installed-dev: $(DEPS) | $(PY)
-	$(PIP_INSTALL) -e ".[train,dev]"
+	$(PIP_INSTALL) -e ".[train,dev,plot]"
 	touch $@
 
 demo: $(VENV)/.installed-train

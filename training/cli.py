@@ -176,7 +176,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
 # --- replay ----------------------------------------------------------------------------------
 def cmd_replay(args: argparse.Namespace, out: TextIO, read: Callable[[str], str] = input) -> int:
     from .records import read_records
-    from .replay import replay
+    from .replay import initial_text, replay
 
     records = read_records(args.file)
     if not 0 <= args.game < len(records):
@@ -186,6 +186,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, read: Callable[[str], str]
     record = records[args.game]
     lineup = ", ".join(f"{seat}: {spec}" for seat, spec in record.lineup.items())
     print(f"{record.env} (cardarena {record.version}), seed {record.seed}; {lineup}", file=out)
+    print(f"\nthe deal:\n{initial_text(record)}", file=out)
     for number, step in enumerate(replay(record), start=1):
         print(f"\nstep {number}: {step.agent} {step.description}\n{step.text}", file=out)
         if args.step:

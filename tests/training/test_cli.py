@@ -77,3 +77,29 @@ def test_bench_prints_the_table():
     done = cardarena("bench", "--seconds", "0.05", "--rounds", "1", "--env", "promise_war_v0")
     assert done.returncode == 0, done.stderr
     assert "tictactoe_v3" in done.stdout and "promise_war_v0 (rules)" in done.stdout
+
+
+def test_a_recorded_game_replays_step_by_step_and_a_tampered_one_is_refused(tmp_path):
+    path = tmp_path / "game.jsonl"
+    done = cardarena("play", "promise_war_v0", *TINY_PW, "--record", str(path), stdin="1\n" * 40)
+    assert done.returncode == 0 and f"recorded to {path}" in done.stdout
+    shown = cardarena("replay", str(path))
+    assert shown.returncode == 0, shown.stderr
+    assert "player_0: human, player_1: random" in shown.stdout
+    assert "the deal:" in shown.stdout and "step 1: player_0 play power" in shown.stdout
+    assert "outcome: terminated" in shown.stdout
+    # the final table of the replay is the final table the person saw
+    assert (
+        done.stdout.rsplit("result:", 1)[0]
+        .strip()
+        .endswith(shown.stdout.rsplit("outcome:", 1)[0].strip().splitlines()[-1])
+    )
+    text = path.read_text()
+    path.write_text(text.replace('"actions":[', '"actions":[7,'))
+    refused = cardarena("replay", str(path))
+    assert refused.returncode == 2 and "'steps' is 8 but there are 9 actions" in refused.stderr
+    first = text.split('"actions":[', 1)[1][0]
+    path.write_text(text.replace(f'"actions":[{first},', '"actions":[0,'))  # no power 0 in hand
+    refused = cardarena("replay", str(path))
+    assert refused.returncode == 2 and "is not legal for player_0 at this step" in refused.stderr
+    assert cardarena("replay", str(path), "--game", "3").returncode == 2

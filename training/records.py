@@ -1,0 +1,390 @@
+"""Match records: one self-describing JSON line per game played by the tooling.
+
+A ``MatchRecord`` names the env, the package version and config it ran with, the seed, the
+lineup of agent specs by seat, every decision taken, and how the game ended (returns, ranks,
+outcome, offender, steps). With the env's own determinism that is enough to replay the game
+bit-exactly (``cardarena.training.replay``) without any agent.
+
+- ``actions`` lists every decision in order; dead steps are not decisions. When an agent made
+  an illegal move (``outcome == "illegal_action"``), that move is the last action and the
+  ``offender`` is named; ``steps == len(actions)`` always (decisions, like ``play_game``).
+- ``ranks`` come from the returns alone (1 = best, ties share a rank, competition style
+  "1, 1, 3"); a truncated game therefore ranks everyone first.
+- ``config`` never holds ``render_mode`` (it does not change the game).
+
+``play_match`` seeds the env with ``seed`` and builds each seat's agent from its spec string
+with ``make_agent(spec, seed=agent_seed(seed, seat_index))``, so a game between agents that do
+not learn across games is rebuilt exactly by calling ``play_match`` again with the record's
+env, lineup, seed and config.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import math
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cardarena.agents import Agent, EnvSpec, make_agent, start_game
+from cardarena.envs import make
+from cardarena.envs.core import (
+    ILLEGAL_ACTION,
+    TERMINATED,
+    TRUNCATED,
+    InvalidConfigError,
+    check_seed,
+    coerce_action,
+)
+
+#: The ``format`` every record line carries; bumped if the line layout ever changes.
+RECORD_FORMAT = 1
+OUTCOMES = (TERMINATED, TRUNCATED, ILLEGAL_ACTION)
+
+# Domain tags keep seeds derived for different purposes apart.
+_AGENT_SEED_TAG = 0x5EA7
+
+
+@lru_cache(maxsize=1)
+def package_version() -> str:
+    """The installed ``cardarena`` version, ``"0+unknown"`` if it is not installed."""
+    try:
+        return importlib.metadata.version("cardarena")
+    except importlib.metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+def derive_seed(*parts: int) -> int:
+    """A deterministic 32-bit seed from non-negative integers (numpy ``SeedSequence``)."""
+    state = np.random.SeedSequence([int(part) for part in parts]).generate_state(1, np.uint32)
+    return int(state[0])
+
+
+def agent_seed(game_seed: int, seat_index: int) -> int:
+    """The seed ``play_match`` builds seat ``seat_index``'s agent with in game ``game_seed``."""
+    return derive_seed(_AGENT_SEED_TAG, game_seed, seat_index)
+
+
+def rank_returns(returns: Mapping[str, float]) -> dict[str, int]:
+    """1 = best; ties share the better rank and skip the next ones ("1, 1, 3")."""
+    return {
+        agent: 1 + sum(other > value for other in returns.values())
+        for agent, value in returns.items()
+    }
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    """One game: what was played, by whom, with which seed, and how it ended."""
+
+    env: str
+    version: str
+    config: dict[str, Any]
+    seed: int
+    lineup: dict[str, str]
+    actions: list[int]
+    returns: dict[str, float]
+    ranks: dict[str, int]
+    outcome: str
+    offender: str | None
+    steps: int
+
+    def to_json(self) -> str:
+        """The record as one JSON line (no newline)."""
+        data = {"format": RECORD_FORMAT, **asdict(self)}
+        try:
+            return json.dumps(data, separators=(",", ":"), allow_nan=False)
+        except (TypeError, ValueError) as error:
+            raise InvalidConfigError(
+                f"match record of {self.env} cannot be written as JSON: {error} "
+                "(the env config must hold only JSON values)"
+            ) from None
+
+    @classmethod
+    def from_json(cls, text: str) -> MatchRecord:
+        """Parse one line of ``to_json``; ``InvalidConfigError`` names the bad field."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise InvalidConfigError(f"match record is not valid JSON: {error}") from None
+        return cls.from_dict(data)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> MatchRecord:
+        """Build and check a record from parsed JSON (see ``from_json``)."""
+        if not isinstance(data, dict):
+            raise InvalidConfigError(
+                f"match record must be a JSON object, got {type(data).__name__}"
+            )
+        data = dict(data)
+        form = data.pop("format", RECORD_FORMAT)
+        if form != RECORD_FORMAT:
+            raise InvalidConfigError(
+                f"match record field 'format' is {form!r}; this cardarena reads format "
+                f"{RECORD_FORMAT}"
+            )
+        names = [name for name in cls.__dataclass_fields__]
+        missing = [name for name in names if name not in data]
+        if missing:
+            raise InvalidConfigError(
+                f"match record is missing field{'s' if len(missing) > 1 else ''} "
+                f"{', '.join(map(repr, missing))}"
+            )
+        unknown = [key for key in data if key not in names]
+        if unknown:
+            raise InvalidConfigError(
+                f"match record has unknown field{'s' if len(unknown) > 1 else ''} "
+                f"{', '.join(map(repr, unknown))}"
+            )
+        lineup = _str_map(data, "lineup", _is_str, "a string")
+        record = cls(
+            env=_field(data, "env", _is_str, "a string"),
+            version=_field(data, "version", _is_str, "a string"),
+            config=_field(
+                data,
+                "config",
+                lambda v: isinstance(v, dict) and all(isinstance(k, str) for k in v),
+                "an object",
+            ),
+            seed=_field(data, "seed", lambda v: _is_int(v) and v >= 0, "a non-negative integer"),
+            lineup=lineup,
+            actions=_field(
+                data,
+                "actions",
+                lambda v: isinstance(v, list) and all(_is_int(a) and a >= 0 for a in v),
+                "a list of non-negative integers",
+            ),
+            returns={
+                key: float(value)
+                for key, value in _str_map(data, "returns", _is_number, "a number").items()
+            },
+            ranks=_str_map(data, "ranks", lambda v: _is_int(v) and v >= 1, "a positive integer"),
+            outcome=_field(data, "outcome", lambda v: v in OUTCOMES, f"one of {OUTCOMES}"),
+            offender=_field(data, "offender", lambda v: v is None or _is_str(v), "null or a seat"),
+            steps=_field(data, "steps", lambda v: _is_int(v) and v >= 0, "a non-negative integer"),
+        )
+        record.check()
+        return record
+
+    def check(self) -> None:
+        """``InvalidConfigError`` naming the field if the fields contradict each other."""
+        seats = list(self.lineup)
+        if not seats:
+            raise InvalidConfigError("match record field 'lineup' is empty")
+        for name in ("returns", "ranks"):
+            if sorted(getattr(self, name)) != sorted(seats):
+                raise InvalidConfigError(
+                    f"match record field {name!r} must name the lineup's seats "
+                    f"{seats}, got {sorted(getattr(self, name))}"
+                )
+        if self.ranks != rank_returns(self.returns):
+            raise InvalidConfigError(
+                f"match record field 'ranks' {self.ranks} does not follow from the returns "
+                f"{self.returns}"
+            )
+        if self.steps != len(self.actions):
+            raise InvalidConfigError(
+                f"match record field 'steps' is {self.steps} but there are "
+                f"{len(self.actions)} actions"
+            )
+        if (self.outcome == ILLEGAL_ACTION) != (self.offender is not None):
+            raise InvalidConfigError(
+                "match record field 'offender' must name a seat exactly when the outcome is "
+                f"{ILLEGAL_ACTION!r} (outcome {self.outcome!r}, offender {self.offender!r})"
+            )
+        if self.offender is not None and self.offender not in self.lineup:
+            raise InvalidConfigError(
+                f"match record field 'offender' {self.offender!r} is not a seat of {seats}"
+            )
+        if self.outcome == ILLEGAL_ACTION and not self.actions:
+            raise InvalidConfigError(
+                "match record field 'actions' is empty but the outcome is an illegal action"
+            )
+
+
+def _is_str(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(float(value))
+    )
+
+
+def _field(data: dict[str, Any], name: str, ok: Any, what: str) -> Any:
+    value = data[name]
+    if not ok(value):
+        raise InvalidConfigError(f"match record field {name!r} must be {what}, got {value!r}")
+    return value
+
+
+def _str_map(data: dict[str, Any], name: str, ok: Any, what: str) -> dict[str, Any]:
+    value = data[name]
+    if not isinstance(value, dict):
+        raise InvalidConfigError(
+            f"match record field {name!r} must be an object (seat -> value), got {value!r}"
+        )
+    for key, item in value.items():
+        if not ok(item):
+            raise InvalidConfigError(
+                f"match record field {name!r}: value of {key!r} must be {what}, got {item!r}"
+            )
+    return dict(value)
+
+
+def agent_spec(agent: Any) -> str:
+    """The spec string recorded for an agent object: its ``spec``, else its type name."""
+    spec = getattr(agent, "spec", None)
+    return spec if isinstance(spec, str) and spec else type(agent).__name__
+
+
+def _game_config(config: Mapping[str, Any] | None) -> dict[str, Any]:
+    if config is None:
+        return {}
+    if not isinstance(config, Mapping):
+        raise InvalidConfigError(f"config must be a mapping, got {type(config).__name__}")
+    return {key: value for key, value in config.items() if key != "render_mode"}
+
+
+def play_match(
+    env: str,
+    lineup: Mapping[str, Agent | str],
+    seed: int,
+    config: Mapping[str, Any] | None = None,
+) -> MatchRecord:
+    """Play one game of ``env`` (the wrapped env of ``cardarena.envs.make``) and record it.
+
+    ``lineup`` maps every seat to an agent spec string (a new instance is built per seat with
+    ``make_agent(spec, seed=agent_seed(seed, seat_index))``) or to an agent object, used as
+    given (its spec is its ``spec`` attribute or its type name). Every agent is told its seat
+    and the ``EnvSpec`` before the game. An illegal action ends the game as ``env()`` does
+    (-1 to the offender) and is recorded as the last action.
+    """
+    game_config = _game_config(config)
+    game = make(env, **game_config)
+    try:
+        return _play(game, env, game_config, lineup, {}, seed)
+    finally:
+        game.close()
+
+
+def _play(
+    game: Any,
+    env: str,
+    config: dict[str, Any],
+    lineup: Mapping[str, Agent | str],
+    specs: Mapping[str, str],
+    seed: int,
+) -> MatchRecord:
+    """One game on the wrapped env ``game``; ``specs`` overrides the recorded spec per seat."""
+    checked = check_seed(seed)
+    if checked is None:
+        raise InvalidConfigError("a match needs a seed (a non-negative integer), got None")
+    seed = checked
+    seats = list(game.possible_agents)
+    if not isinstance(lineup, Mapping) or sorted(lineup) != sorted(seats):
+        got = sorted(lineup) if isinstance(lineup, Mapping) else lineup
+        raise InvalidConfigError(
+            f"the lineup of {env} must name exactly the seats {seats}; got {got}"
+        )
+    env_spec = EnvSpec(env, dict(config))
+    agents: dict[str, Agent] = {}
+    recorded: dict[str, str] = {}
+    for index, seat in enumerate(seats):
+        player = lineup[seat]
+        if isinstance(player, str):
+            agents[seat] = make_agent(player, seed=agent_seed(seed, index))
+            recorded[seat] = player
+        else:
+            agents[seat] = player
+            recorded[seat] = agent_spec(player)
+        recorded[seat] = specs.get(seat, recorded[seat])
+        start_game(agents[seat], seat, env_spec)
+    if hasattr(game, "warn_on_illegal"):
+        game.warn_on_illegal = False  # the record names the offender
+    game.reset(seed=seed)
+    num_actions = game.unwrapped.num_actions
+    actions: list[int] = []
+    returns: dict[str, float] = {}
+    final_info: dict[str, Any] = {}
+    for seat in game.agent_iter():
+        observation, reward, terminated, truncated, info = game.last()
+        if terminated or truncated:
+            returns[seat] = float(reward)
+            final_info = info
+            game.step(None)
+            continue
+        # A malformed action (not an integer in range) raises IllegalActionError here; a
+        # well-formed illegal one ends the game with the offender named.
+        action = coerce_action(agents[seat].act(observation), num_actions, seat)
+        game.step(action)
+        actions.append(action)
+    outcome = final_info.get("outcome", TERMINATED)
+    returns = {seat: returns[seat] for seat in seats}
+    return MatchRecord(
+        env=env,
+        version=package_version(),
+        config=dict(config),
+        seed=seed,
+        lineup={seat: recorded[seat] for seat in seats},
+        actions=actions,
+        returns=returns,
+        ranks=rank_returns(returns),
+        outcome=outcome,
+        offender=final_info.get("offender"),
+        steps=len(actions),
+    )
+
+
+def write_records(path: str | os.PathLike[str], records: Iterable[MatchRecord]) -> None:
+    """Append ``records`` to ``path`` as JSON lines (the file and its folder are created)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [record.to_json() + "\n" for record in records]  # all-or-nothing on a bad record
+    with path.open("a", encoding="utf-8") as handle:
+        handle.writelines(lines)
+
+
+def read_records(path: str | os.PathLike[str]) -> list[MatchRecord]:
+    """Every record in the JSON-lines file ``path`` (blank lines skipped).
+
+    A bad line raises ``InvalidConfigError`` naming the file, the line number and the field.
+    """
+    records = []
+    with Path(path).open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append(MatchRecord.from_json(line))
+            except InvalidConfigError as error:
+                raise InvalidConfigError(f"{path}, line {number}: {error}") from None
+    return records
+
+
+__all__ = [
+    "OUTCOMES",
+    "RECORD_FORMAT",
+    "MatchRecord",
+    "agent_seed",
+    "agent_spec",
+    "derive_seed",
+    "package_version",
+    "play_match",
+    "rank_returns",
+    "read_records",
+    "write_records",
+]

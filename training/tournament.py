@@ -1,0 +1,507 @@
+"""Round-robin tournaments between agent specs, with win rates, intervals and ratings.
+
+``run_tournament(env, specs, games)`` plays ``games`` games for every *pairing*:
+
+- two-seat tables (``num_players == 2``): every pair of specs; game ``i`` seats the pair in
+  rotation ``i % 2``, so each spec plays each seat equally often;
+- more seats, at least as many specs as seats: every set of ``num_players`` distinct specs
+  (``itertools.combinations`` in spec order); game ``i`` rotates the set by ``i`` seats;
+- more seats than specs: one pairing, the specs fill the seats in rotation (seat ``s`` of game
+  ``i`` holds ``specs[(s + i) % len(specs)]``), so over ``len(specs)`` games every spec sits in
+  every seat once.
+
+Game ``i`` of a pairing uses the env seed ``derive_seed(seed, crc32(pairing), i)``: fixed by
+the tournament seed, the specs of the pairing and ``i`` alone, so the same game is played
+whatever the number of worker processes or the other specs in the tournament.
+
+Games are played in chunks of ``CHUNK_GAMES`` consecutive games of one pairing; a chunk builds
+one agent instance per spec and seat occupied (``make_agent``) and keeps it across its games,
+so agents that learn across games (Cardline's ``memory``) remember within a chunk. Before
+every game each agent with a ``seed`` method is reseeded with ``agent_seed(game_seed, seat)``,
+exactly as ``play_match`` seeds the agents it builds: for agents that do not learn across
+games, ``play_match(record.env, record.lineup, record.seed, record.config)`` replays a
+tournament game move for move. Chunks are the unit of work for the process pool, so
+``jobs=1`` and ``jobs=2`` give identical records.
+
+Results split into pairwise comparisons by rank (``MatchRecord.ranks``): in a multi-player
+game every two seats held by different specs are one comparison (better rank wins, equal
+ranks draw). ``PairStats`` counts these (for two seats: games); its ``win_rate`` counts a draw
+as half a win, with a Wilson 95% interval (comparisons from one game are not independent, so
+for more than two seats the interval is approximate). Ratings: ``bradley_terry`` on the same
+counts, Elo scale, mean 0.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import sys
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from cardarena.agents import Agent, make_agent
+from cardarena.envs import make, make_raw
+from cardarena.envs.core import InvalidConfigError, check_seed
+
+from .records import (
+    MatchRecord,
+    _game_config,
+    _play,
+    agent_seed,
+    derive_seed,
+    package_version,
+    write_records,
+)
+from .stats import bradley_terry, wilson_interval
+
+#: Consecutive games of one pairing played by one task (and one set of agent instances).
+CHUNK_GAMES = 25
+
+_GAME_SEED_TAG = 0x6A3E
+_CHUNK_SEED_TAG = 0xC4A2
+
+
+@dataclass(frozen=True)
+class PairStats:
+    """Results of ``a`` against ``b`` from ``a``'s side (``pairs[(a, b)]``)."""
+
+    wins: int
+    draws: int
+    losses: int
+    games: int
+    win_rate: float  # (wins + draws / 2) / games
+    low: float  # Wilson 95% interval of win_rate
+    high: float
+
+    @classmethod
+    def from_counts(cls, wins: int, draws: int, losses: int) -> PairStats:
+        games = wins + draws + losses
+        score = wins + draws / 2
+        low, high = wilson_interval(score, games)
+        return cls(wins, draws, losses, games, score / games if games else math.nan, low, high)
+
+    def flipped(self) -> PairStats:
+        """The same results from the other side."""
+        return PairStats.from_counts(self.losses, self.draws, self.wins)
+
+
+@dataclass
+class TournamentResult:
+    """Everything a tournament produced; ``pairs`` holds both ``(a, b)`` and ``(b, a)``."""
+
+    env: str
+    specs: list[str]
+    games: list[MatchRecord]
+    pairs: dict[tuple[str, str], PairStats]
+    ratings: dict[str, tuple[float, float]]
+    config: dict[str, Any] = field(default_factory=dict)
+    seed: int = 0
+
+    def ranking(self) -> list[str]:
+        """Specs by rating, best first (ties keep the spec order)."""
+        return sorted(self.specs, key=lambda spec: -self.ratings[spec][0])
+
+    def to_markdown(self) -> str:
+        """Ratings table, then every pair's W/D/L with win rate and 95% interval."""
+        config = f" {json.dumps(self.config, sort_keys=True)}" if self.config else ""
+        lines = [
+            f"## {self.env}{config}: {len(self.specs)} agents, {len(self.games)} games, "
+            f"seed {self.seed}",
+            "",
+            "| rank | agent | rating (Elo) | ± s.e. |",
+            "|---:|---|---:|---:|",
+        ]
+        for place, spec in enumerate(self.ranking(), start=1):
+            rating, error = self.ratings[spec]
+            lines.append(f"| {place} | `{spec}` | {rating:+.0f} | {error:.0f} |")
+        lines += [
+            "",
+            "| agent | opponent | W | D | L | n | win rate | 95% interval |",
+            "|---|---|---:|---:|---:|---:|---:|---|",
+        ]
+        for a, b in self._unordered_pairs():
+            stats = self.pairs[(a, b)]
+            lines.append(
+                f"| `{a}` | `{b}` | {stats.wins} | {stats.draws} | {stats.losses} | "
+                f"{stats.games} | {stats.win_rate:.1%} | {stats.low:.1%} to {stats.high:.1%} |"
+            )
+        lines += [
+            "",
+            "Win rate counts a draw as half a win; ratings are Bradley-Terry maximum likelihood "
+            "on the Elo scale (mean 0).",
+        ]
+        return "\n".join(lines) + "\n"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summary as plain data (records are left out: write them as JSON lines)."""
+        return {
+            "env": self.env,
+            "version": package_version(),
+            "config": self.config,
+            "seed": self.seed,
+            "specs": list(self.specs),
+            "games": len(self.games),
+            "ratings": {
+                spec: {"rating": rating, "se": error}
+                for spec, (rating, error) in self.ratings.items()
+            },
+            "pairs": [
+                {"agent": a, "opponent": b, **_stats_dict(self.pairs[(a, b)])}
+                for a, b in self._unordered_pairs()
+            ],
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
+    def win_rate_matrix(self) -> list[list[float]]:
+        """``matrix[i][j]``: win rate of ``specs[i]`` against ``specs[j]`` (NaN if unplayed)."""
+        return [
+            [self.pairs[(a, b)].win_rate if (a, b) in self.pairs else math.nan for b in self.specs]
+            for a in self.specs
+        ]
+
+    def save_heatmap(self, path: str | os.PathLike[str]) -> None:
+        """A PNG heat map of ``win_rate_matrix`` (row against column); needs matplotlib, the
+        ``plot`` extra: ``pip install "cardarena[plot]"``."""
+        try:
+            # The object-oriented API only: no pyplot, no global backend switched.
+            from matplotlib.figure import Figure
+        except ImportError as error:
+            raise ImportError(
+                "save_heatmap needs matplotlib: install the plot extra with "
+                "pip install 'cardarena[plot]'"
+            ) from error
+        import numpy as np
+
+        matrix = np.array(self.win_rate_matrix(), dtype=float)
+        k = len(self.specs)
+        size = max(4.0, 1.1 * k + 2.0)
+        figure = Figure(figsize=(size + 1.0, size))
+        axes = figure.subplots()
+        axes.set_facecolor("0.9")  # the diagonal (and unplayed pairs) in grey
+        image = axes.imshow(
+            np.ma.masked_invalid(matrix), cmap="RdYlGn", vmin=0.0, vmax=1.0, aspect="equal"
+        )
+        axes.set_xticks(range(k), labels=self.specs, rotation=45, ha="right")
+        axes.set_yticks(range(k), labels=self.specs)
+        axes.set_xlabel("opponent")
+        axes.set_ylabel("agent")
+        axes.set_title(f"{self.env}: win rate of row against column")
+        for i in range(k):
+            for j in range(k):
+                if not math.isnan(matrix[i, j]):
+                    axes.text(j, i, f"{matrix[i, j]:.0%}", ha="center", va="center", fontsize=9)
+        figure.colorbar(image, ax=axes, label="win rate (draw = ½)")
+        figure.tight_layout()
+        figure.savefig(os.fspath(path), format="png", dpi=100)
+
+    def _unordered_pairs(self) -> Iterator[tuple[str, str]]:
+        for i, a in enumerate(self.specs):
+            for b in self.specs[i + 1 :]:
+                if (a, b) in self.pairs:
+                    yield a, b
+
+
+def _stats_dict(stats: PairStats) -> dict[str, Any]:
+    return {
+        "wins": stats.wins,
+        "draws": stats.draws,
+        "losses": stats.losses,
+        "games": stats.games,
+        "win_rate": stats.win_rate,
+        "low": stats.low,
+        "high": stats.high,
+    }
+
+
+# --- scheduling -----------------------------------------------------------------------------
+
+
+def pairings(specs: Sequence[str], num_players: int) -> list[tuple[str, ...]]:
+    """The groups of specs that meet (see the module docstring)."""
+    if len(specs) >= num_players:
+        return list(itertools.combinations(specs, num_players))
+    return [tuple(specs)]
+
+
+def seating(pairing: Sequence[str], num_players: int, game: int) -> list[str]:
+    """The spec in each seat (seat order) for game ``game`` of ``pairing``."""
+    # A set of num_players distinct specs rotates by one seat per game; fewer specs than
+    # seats fill the seats cyclically, shifted by one per game.
+    k = len(pairing)
+    return [pairing[(seat + game) % k] for seat in range(num_players)]
+
+
+def pairing_key(pairing: Sequence[str]) -> int:
+    """A stable number for a pairing (the same in every process and Python run)."""
+    return zlib.crc32("\x1f".join(pairing).encode("utf-8"))
+
+
+def game_seed(seed: int, pairing: Sequence[str], game: int) -> int:
+    """The env seed of game ``game`` of ``pairing`` in a tournament seeded ``seed``."""
+    return derive_seed(_GAME_SEED_TAG, seed, pairing_key(pairing), game)
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    env: str
+    config: dict[str, Any]
+    seed: int
+    pairing: tuple[str, ...]
+    num_players: int
+    start: int
+    stop: int
+
+
+def _play_chunk(chunk: _Chunk) -> list[MatchRecord]:
+    """Play games ``start..stop-1`` of one pairing (runs in a worker process when jobs > 1)."""
+    game = make(chunk.env, **chunk.config)
+    seats = list(game.possible_agents)
+    instances: dict[tuple[str, int], Agent] = {}
+    records = []
+    for index in range(chunk.start, chunk.stop):
+        specs = seating(chunk.pairing, chunk.num_players, index)
+        env_seed = game_seed(chunk.seed, chunk.pairing, index)
+        lineup: dict[str, Agent] = {}
+        occurrence: dict[str, int] = {}
+        for seat_index, (seat, spec) in enumerate(zip(seats, specs, strict=True)):
+            copy = occurrence.get(spec, 0)
+            occurrence[spec] = copy + 1
+            key = (spec, copy)
+            if key not in instances:
+                build_seed = derive_seed(
+                    _CHUNK_SEED_TAG,
+                    chunk.seed,
+                    pairing_key(chunk.pairing),
+                    chunk.start,
+                    pairing_key([spec]),
+                    copy,
+                )
+                instances[key] = make_agent(spec, seed=build_seed)
+            agent = instances[key]
+            reseed = getattr(agent, "seed", None)
+            if callable(reseed):
+                reseed(agent_seed(env_seed, seat_index))
+            lineup[seat] = agent
+        records.append(
+            _play(
+                game,
+                chunk.env,
+                chunk.config,
+                lineup,
+                dict(zip(seats, specs, strict=True)),
+                env_seed,
+            )
+        )
+    game.close()
+    return records
+
+
+# --- results --------------------------------------------------------------------------------
+
+
+def pairwise_counts(
+    records: Sequence[MatchRecord],
+) -> dict[tuple[str, str], tuple[int, int, int]]:
+    """``{(a, b): (wins, draws, losses)}`` of spec ``a`` against ``b`` by rank, ``a`` < ``b``
+    in order of first appearance; seats held by the same spec are not compared."""
+    counts: dict[tuple[str, str], list[int]] = {}
+    order: dict[str, int] = {}
+    for record in records:
+        for spec in record.lineup.values():
+            order.setdefault(spec, len(order))
+        seats = list(record.lineup)
+        for i, seat_a in enumerate(seats):
+            for seat_b in seats[i + 1 :]:
+                a, b = record.lineup[seat_a], record.lineup[seat_b]
+                if a == b:
+                    continue
+                rank_a, rank_b = record.ranks[seat_a], record.ranks[seat_b]
+                if order[a] > order[b]:
+                    a, b, rank_a, rank_b = b, a, rank_b, rank_a
+                tally = counts.setdefault((a, b), [0, 0, 0])
+                tally[0 if rank_a < rank_b else 1 if rank_a == rank_b else 2] += 1
+    return {pair: (w, d, lo) for pair, (w, d, lo) in counts.items()}
+
+
+def summarize(
+    env: str,
+    specs: Sequence[str],
+    records: list[MatchRecord],
+    config: Mapping[str, Any] | None = None,
+    seed: int = 0,
+) -> TournamentResult:
+    """Pair statistics and ratings from ``records`` (any games, e.g. read from a file)."""
+    counts = pairwise_counts(records)
+    pairs: dict[tuple[str, str], PairStats] = {}
+    scores: dict[tuple[str, str], tuple[float, float]] = {}
+    for (a, b), (wins, draws, losses) in counts.items():
+        stats = PairStats.from_counts(wins, draws, losses)
+        pairs[(a, b)] = stats
+        pairs[(b, a)] = stats.flipped()
+        scores[(a, b)] = (wins + draws / 2, losses + draws / 2)
+    ratings = bradley_terry(scores) if scores else {}
+    for spec in specs:
+        ratings.setdefault(spec, (math.nan, math.nan))
+    return TournamentResult(
+        env=env,
+        specs=list(specs),
+        games=records,
+        pairs=pairs,
+        ratings={spec: ratings[spec] for spec in specs},
+        config=dict(config or {}),
+        seed=seed,
+    )
+
+
+# --- running --------------------------------------------------------------------------------
+
+
+def run_tournament(
+    env: str,
+    specs: Sequence[str],
+    games: int,
+    config: Mapping[str, Any] | None = None,
+    seed: int = 0,
+    jobs: int = 1,
+    progress: bool = False,
+    records_path: str | os.PathLike[str] | None = None,
+) -> TournamentResult:
+    """Round robin of ``specs`` in ``env``: ``games`` games per pairing (module docstring).
+
+    ``jobs > 1`` plays chunks of games in that many worker processes (``jobs <= 0``: one per
+    CPU); the records, in the same order, are identical to ``jobs=1``. ``progress`` draws a
+    progress bar on stderr (tqdm if installed, else a counter line). ``records_path``: every
+    game's ``MatchRecord`` is appended there as a JSON line, in order.
+    """
+    specs = list(specs)
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise InvalidConfigError(f"games must be a positive integer, got {games!r}")
+    checked_seed = check_seed(seed)
+    if checked_seed is None:
+        raise InvalidConfigError("a tournament needs a seed (a non-negative integer), got None")
+    if len(specs) < 2:
+        raise InvalidConfigError(f"a tournament needs at least two agent specs, got {specs}")
+    duplicates = sorted({spec for spec in specs if specs.count(spec) > 1})
+    if duplicates:
+        raise InvalidConfigError(f"agent specs must be distinct; repeated: {duplicates}")
+    for spec in specs:
+        make_agent(spec, seed=0)  # an unknown spec fails here, listing the known ones
+    game_config = _game_config(config)
+    num_players = len(make_raw(env, **game_config).possible_agents)
+    chunks = [
+        _Chunk(
+            env,
+            game_config,
+            checked_seed,
+            pairing,
+            num_players,
+            start,
+            min(start + CHUNK_GAMES, games),
+        )
+        for pairing in pairings(specs, num_players)
+        for start in range(0, games, CHUNK_GAMES)
+    ]
+    total = sum(chunk.stop - chunk.start for chunk in chunks)
+    records: list[MatchRecord] = []
+    with _Progress(total, enabled=progress, label=env) as bar:
+        for chunk_records in _run_chunks(chunks, jobs):
+            records.extend(chunk_records)
+            if records_path is not None:
+                write_records(records_path, chunk_records)
+            bar.update(len(chunk_records))
+    return summarize(env, specs, records, game_config, checked_seed)
+
+
+def _run_chunks(chunks: list[_Chunk], jobs: int) -> Iterator[list[MatchRecord]]:
+    """Each chunk's records, in chunk order, however many processes play them."""
+    workers = (os.cpu_count() or 1) if jobs <= 0 else jobs
+    workers = min(workers, len(chunks))
+    if workers <= 1:
+        for chunk in chunks:
+            yield _play_chunk(chunk)
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(_play_chunk, chunk) for chunk in chunks]
+        try:
+            for future in futures:  # in submission order: deterministic output
+                yield future.result()
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+
+
+class _Progress:
+    """tqdm on stderr if it is installed, else a ``\\r``-updated counter line."""
+
+    def __init__(self, total: int, enabled: bool, label: str, stream: IO[str] | None = None):
+        self.total, self.enabled, self.label = total, enabled, label
+        self.stream = stream if stream is not None else sys.stderr
+        self.done = 0
+        self._bar: Any = None
+        isatty = getattr(self.stream, "isatty", None)
+        self._tty = bool(isatty()) if callable(isatty) else False
+        self._last_tenth = -1
+
+    def __enter__(self) -> _Progress:
+        if not self.enabled:
+            return self
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            self._draw()
+        else:
+            self._bar = tqdm(total=self.total, desc=self.label, unit="game", file=self.stream)
+        return self
+
+    def update(self, count: int) -> None:
+        self.done += count
+        if not self.enabled:
+            return
+        if self._bar is not None:
+            self._bar.update(count)
+        else:
+            self._draw()
+
+    def _draw(self) -> None:
+        width = len(str(self.total))
+        line = f"{self.label}: {self.done:>{width}}/{self.total} games"
+        if self._tty:
+            self.stream.write(f"\r{line}")
+        else:  # a log file: one line per tenth of the way
+            tenth = self.done * 10 // max(self.total, 1)
+            if tenth == self._last_tenth:
+                return
+            self._last_tenth = tenth
+            self.stream.write(f"{line}\n")
+        self.stream.flush()
+
+    def __exit__(self, *exc: object) -> None:
+        if not self.enabled:
+            return
+        if self._bar is not None:
+            self._bar.close()
+        elif self._tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+__all__ = [
+    "CHUNK_GAMES",
+    "PairStats",
+    "TournamentResult",
+    "game_seed",
+    "pairing_key",
+    "pairings",
+    "pairwise_counts",
+    "run_tournament",
+    "seating",
+    "summarize",
+]
