@@ -7,14 +7,15 @@ so a model plays the same game it learned.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 
-from cardarena.envs.core import ObservationScaler
+from cardarena.envs.core import InvalidConfigError, ObservationScaler
 
-from .base import Observation, legal_actions
+from .base import BaseAgent, EnvSpec, Observation, legal_actions
 
 
 class MaskablePolicyAgent:
@@ -40,3 +41,57 @@ class MaskablePolicyAgent:
             deterministic=self.deterministic,
         )
         return int(np.asarray(action).reshape(()))
+
+
+class SavedModelAgent(BaseAgent):
+    """A MaskablePPO model saved by SB3 (``model.save("x.zip")``), named by its path as an
+    agent spec (``cardarena eval ENV x.zip random``).
+
+    The model is loaded on the first ``start_game``, where the env is known: the observation
+    scaler is built from that env's Box and the model's observation and action spaces must
+    match the env's, else ``InvalidConfigError`` says which differs.
+    """
+
+    def __init__(self, path: str | Path, seed: int | None = None, deterministic: bool = True):
+        super().__init__(seed)
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise InvalidConfigError(f"no saved model at {str(self.path)!r}")
+        self.spec = str(path)
+        self.deterministic = deterministic
+        self._policy: MaskablePolicyAgent | None = None
+        self._for: EnvSpec | None = None
+
+    def start_game(self, seat: str, env_spec: EnvSpec) -> None:
+        super().start_game(seat, env_spec)
+        if self._policy is not None and self._for == env_spec:
+            return
+        try:
+            from sb3_contrib import MaskablePPO
+        except ImportError as missing:
+            raise InvalidConfigError(
+                f"loading {self.spec!r} needs the 'train' extra ({missing.name} is missing)"
+            ) from missing
+        try:
+            model = MaskablePPO.load(self.path, device="cpu")
+        except Exception as error:  # a corrupt or foreign file: say which and why
+            raise InvalidConfigError(
+                f"cannot load {self.spec!r} as a MaskablePPO model: {error}"
+            ) from error
+        raw = env_spec.make_raw()
+        box = raw.observation_space(raw.possible_agents[0])["observation"]
+        actions = int(raw.action_space(raw.possible_agents[0]).n)
+        trained_actions = int(getattr(model.action_space, "n", -1))
+        if model.observation_space.shape != box.shape or trained_actions != actions:
+            raise InvalidConfigError(
+                f"{self.spec!r} was trained for observations {model.observation_space.shape} "
+                f"and Discrete({trained_actions}) actions, but {env_spec.name} with "
+                f"{env_spec.config} has {box.shape} and Discrete({actions})"
+            )
+        self._policy = MaskablePolicyAgent(model, box, self.deterministic)
+        self._for = env_spec
+
+    def act(self, observation: Observation) -> int:
+        if self._policy is None:
+            raise RuntimeError(f"{self.spec!r}: start_game() must come before act()")
+        return self._policy.act(observation)

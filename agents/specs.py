@@ -64,9 +64,15 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     """A new agent instance from ``spec`` (one per seat: never share instances)."""
     name, options = parse_spec(spec)
     entry = AGENT_SPECS.get(name)
+    if entry is None and name.endswith(".zip"):
+        from .policy_agent import SavedModelAgent
+
+        return SavedModelAgent(name, seed=seed, **options)
     if entry is None:
         known = ", ".join(f"{key} ({value.doc})" for key, value in sorted(AGENT_SPECS.items()))
-        raise InvalidConfigError(f"unknown agent spec {spec!r}; known: {known}")
+        raise InvalidConfigError(
+            f"unknown agent spec {spec!r}; known: {known}, or a path to a saved model (.zip)"
+        )
     try:
         agent = entry.build(seed=seed, **options)
     except TypeError as error:

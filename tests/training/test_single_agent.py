@@ -308,3 +308,26 @@ def test_every_seat_gets_its_own_agent_told_its_seat_and_env():
         "player_1": "player_1", "player_2": "player_2"}  # fmt: skip
     bridge = SingleAgentEnv("promise_war_v0", opponent="random")
     assert len({id(a) for a in bridge.opponents.values()}) == 2
+
+
+def test_a_saved_model_is_an_agent_spec_and_a_foreign_one_is_refused(tmp_path):
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    from cardarena.agents import make_agent
+
+    bridge = SingleAgentEnv("promise_war_v0", env_config={"max_power": 4})
+    bridge.reset(seed=0)
+    model = sb3_contrib.MaskablePPO("MlpPolicy", bridge, n_steps=64, batch_size=32, n_epochs=1,
+                                    seed=0, device="cpu")  # fmt: skip
+    model.save(tmp_path / "pw.zip")
+    spec = str(tmp_path / "pw.zip")
+    result = evaluate(lambda: make_raw("promise_war_v0", max_power=4), make_agent(spec),
+                      "random", games=6)  # fmt: skip
+    assert result.wins + result.draws + result.losses == 6  # raw env: an illegal move raises
+    with pytest.raises(InvalidConfigError, match=r"trained for observations .* but promise_war"):
+        evaluate(lambda: make("promise_war_v0"), make_agent(spec), "random", games=1)
+    with pytest.raises(InvalidConfigError, match="no saved model at"):
+        make_agent(str(tmp_path / "missing.zip"))
+    (tmp_path / "junk.zip").write_bytes(b"not a zip")
+    with pytest.raises(InvalidConfigError, match=r"cannot load .*junk\.zip"):
+        evaluate(lambda: make("promise_war_v0"), make_agent(str(tmp_path / "junk.zip")),
+                 "random", games=1)  # fmt: skip
