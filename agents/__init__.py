@@ -15,6 +15,9 @@ from .base import (
     per_seat,
     start_game,
 )
+
+# Importing the heuristics registers the specs heuristic, oracle, noisy and memory.
+from .heuristics import HeuristicAgent
 from .policy_agent import MaskablePolicyAgent
 from .random_agent import RandomAgent
 from .specs import AGENT_SPECS, make_agent, parse_spec, register_agent
@@ -24,6 +27,7 @@ __all__ = [
     "Agent",
     "BaseAgent",
     "EnvSpec",
+    "HeuristicAgent",
     "MaskablePolicyAgent",
     "Observation",
     "RandomAgent",

@@ -103,3 +103,21 @@ def test_a_recorded_game_replays_step_by_step_and_a_tampered_one_is_refused(tmp_
     refused = cardarena("replay", str(path))
     assert refused.returncode == 2 and "is not legal for player_0 at this step" in refused.stderr
     assert cardarena("replay", str(path), "--game", "3").returncode == 2
+
+
+def test_eval_prints_ratings_writes_its_files_and_is_the_same_with_two_workers(tmp_path):
+    args = ["eval", "ironman_war_v0", "random", "heuristic", "--games", "30", "--quiet"]
+    one = cardarena(*args, "--jobs", "1", "--out", str(tmp_path / "one"))
+    two = cardarena(*args, "--jobs", "2", "--out", str(tmp_path / "two"))
+    assert one.returncode == 0, one.stderr
+    assert two.returncode == 0, two.stderr
+    assert "heuristic" in one.stdout and "random" in one.stdout
+    table = one.stdout.split("wrote ")[0]
+    assert table == two.stdout.split("wrote ")[0]  # same numbers with 1 and 2 processes
+    for name in ("results.json", "games.jsonl", "win_rates.png"):
+        assert (tmp_path / "one" / name).stat().st_size > 0
+    assert (tmp_path / "one" / "results.json").read_text() == (
+        tmp_path / "two" / "results.json"
+    ).read_text()
+    shown = cardarena("replay", str(tmp_path / "one" / "games.jsonl"), "--game", "5")
+    assert shown.returncode == 0 and "outcome:" in shown.stdout

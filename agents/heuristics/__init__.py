@@ -1,0 +1,99 @@
+"""Baseline heuristics: one sensible player per game, and Cardline's knowledge levels.
+
+``HeuristicAgent`` (spec ``heuristic``) plays every registered env: ``start_game`` picks the
+game's strategy by ``env_spec.name`` (see each module's docstring for how it plays). The
+Cardline-only agents ``oracle``, ``noisy:sigma=S`` and ``memory`` place cards by what they
+know of the values (``cardline`` module). Every agent sees only its observation and the
+``EnvSpec`` (layout and config: deck compositions, character tables, card data), picks only
+legal actions and breaks ties with its own generator.
+
+Importing this package registers the four specs with ``make_agent``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from cardarena.envs.core import InvalidConfigError
+
+from ..base import Agent, BaseAgent, EnvSpec, Observation
+from ..specs import register_agent
+from .beast_wars import BeastWarsStrategy
+from .cardline import CardlineAgent, CardlineStrategy, MemoryAgent, NoisyAgent, OracleAgent
+from .common import Strategy, choose
+from .ironman_war import IronManStrategy
+from .promise_war import PromiseWarStrategy
+
+#: Env name -> the heuristic strategy for it (built from the env spec).
+STRATEGIES: dict[str, Callable[[EnvSpec], Strategy]] = {
+    "beast_wars_v0": BeastWarsStrategy,
+    "cardline_v0": CardlineStrategy,
+    "ironman_war_v0": IronManStrategy,
+    "promise_war_v0": PromiseWarStrategy,
+}
+
+
+class HeuristicAgent(BaseAgent):
+    """A sensible player for every env in ``STRATEGIES``; the strategy is chosen, and built
+    from the env spec, in ``start_game`` (rebuilt only when the spec changes)."""
+
+    spec = "heuristic"
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self._strategy: Strategy | None = None
+        self._built_for: EnvSpec | None = None
+
+    def start_game(self, seat: str, env_spec: EnvSpec) -> None:
+        build = STRATEGIES.get(env_spec.name)
+        if build is None:
+            raise InvalidConfigError(
+                f"agent {self.spec!r} has no strategy for env {env_spec.name!r}; "
+                f"it plays: {', '.join(sorted(STRATEGIES))}"
+            )
+        super().start_game(seat, env_spec)
+        if self._strategy is None or self._built_for != env_spec:
+            self._strategy = build(env_spec)
+            self._built_for = env_spec
+        self._strategy.start_game(seat, self.rng)
+
+    @property
+    def strategy(self) -> Strategy:
+        if self._strategy is None:
+            raise RuntimeError(f"{self!r}: call start_game(seat, env_spec) before act()")
+        return self._strategy
+
+    def act(self, observation: Observation) -> int:
+        return self.strategy.act(observation, self.rng)
+
+
+def _heuristic(seed: int | None = None) -> Agent:
+    return HeuristicAgent(seed)
+
+
+def _oracle(seed: int | None = None) -> Agent:
+    return OracleAgent(seed)
+
+
+def _noisy(seed: int | None = None, sigma: float = 0.3) -> Agent:
+    return NoisyAgent(seed, sigma=sigma)
+
+
+def _memory(seed: int | None = None) -> Agent:
+    return MemoryAgent(seed)
+
+
+register_agent("heuristic", _heuristic, "a sensible hand-written player for every env")
+register_agent("oracle", _oracle, "Cardline: reads true card values from the deck (upper bound)")
+register_agent("noisy", _noisy, "Cardline: true values plus Gaussian noise (option sigma=0.3)")
+register_agent("memory", _memory, "Cardline: remembers revealed values across games")
+
+__all__ = [
+    "STRATEGIES",
+    "CardlineAgent",
+    "HeuristicAgent",
+    "MemoryAgent",
+    "NoisyAgent",
+    "OracleAgent",
+    "choose",
+]
