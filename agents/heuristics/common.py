@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..base import EnvSpec, Observation
+from ..base import EnvSpec, Observation, legal_actions
 
 
 class Strategy(Protocol):
@@ -58,12 +58,4 @@ def choose(
     return int(actions[int(index)])
 
 
-def legal(observation: Observation) -> np.ndarray:
-    """The legal actions of ``observation`` (indices where the mask is 1)."""
-    actions = np.flatnonzero(observation["action_mask"])
-    if actions.size == 0:
-        raise ValueError(
-            "no legal action in this observation (all-zero action_mask): "
-            "only the agent to act may be asked for an action"
-        )
-    return actions
+legal = legal_actions  # the one check, from agents.base
