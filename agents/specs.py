@@ -9,6 +9,7 @@ spec too, once the training layer registers a loader for it. Builders register t
 from __future__ import annotations
 
 import contextlib
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -73,10 +74,15 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         raise InvalidConfigError(
             f"unknown agent spec {spec!r}; known: {known}, or a path to a saved model (.zip)"
         )
-    try:
-        agent = entry.build(seed=seed, **options)
-    except TypeError as error:
-        raise InvalidConfigError(f"agent spec {spec!r}: {error}") from None
+    accepted = [p for p in inspect.signature(entry.build).parameters if p != "seed"]
+    unknown = [key for key in options if key not in accepted]
+    if unknown:
+        raise InvalidConfigError(
+            f"agent spec {spec!r}: unknown option{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(map(repr, unknown))}; {name!r} takes "
+            f"{', '.join(map(repr, accepted)) or 'no options'}"
+        )
+    agent = entry.build(seed=seed, **options)
     if hasattr(agent, "spec") and spec != name:
         with contextlib.suppress(AttributeError):
             agent.spec = spec

@@ -25,7 +25,7 @@ import numpy as np
 
 from cardarena.agents import EnvSpec, make_agent, start_game
 from cardarena.envs import ENVS, make
-from cardarena.envs.core import CardArenaError, InvalidConfigError
+from cardarena.envs.core import CardArenaError, InvalidConfigError, check_seed
 
 
 def _config(pairs: Sequence[str] | None) -> dict[str, Any]:
@@ -74,6 +74,7 @@ def ask_human(prompt_text: str, choices: list[str], read: Callable[[str], str], 
 def cmd_play(args: argparse.Namespace, out: TextIO, read: Callable[[str], str] = input) -> int:
     name = _env_name(args.env)
     config = _config(args.config)
+    check_seed(args.seed)
     env = make(name, render_mode="ansi", **config)
     seats = list(env.possible_agents)
     human = args.seat or seats[0]
@@ -145,22 +146,35 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     from .tournament import run_tournament
 
     name = _env_name(args.env)
-    for spec in args.agents:
-        make_agent(spec)  # fail fast on an unknown spec, before any process starts
+    config = _config(args.config)
+    check_seed(args.seed)
+    env_spec = EnvSpec(name, config)
+    seat = make(name, **config).possible_agents[0]
+    for spec in args.agents:  # fail fast (unknown spec, wrong env), before any process starts
+        start_game(make_agent(spec), seat, env_spec)
     out_dir = Path(args.out) if args.out else None
+    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
+        raise InvalidConfigError(f"--out must be a folder, but {str(out_dir)!r} is a file")
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
     result = run_tournament(
         name,
         args.agents,
         args.games,
-        config=_config(args.config),
+        config=config,
         seed=args.seed,
         jobs=args.jobs,
         progress=not args.quiet,
         records_path=(out_dir / "games.jsonl") if out_dir else None,
     )
     print(result.to_markdown(), file=out)
+    if len(make(name, **config).possible_agents) > 2:
+        print(
+            "\nWith more than two players each game gives one comparison per pair of seats held "
+            "by different agents; n counts those comparisons and the intervals treat them as "
+            "independent, so read them as approximate.",
+            file=out,
+        )
     if out_dir is not None:
         (out_dir / "results.json").write_text(result.to_json())
         written = ["results.json", "games.jsonl"]
@@ -179,6 +193,8 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, read: Callable[[str], str]
     from .replay import initial_text, replay
 
     records = read_records(args.file)
+    if not records:
+        raise InvalidConfigError(f"{args.file} holds no games")
     if not 0 <= args.game < len(records):
         raise InvalidConfigError(
             f"--game must be in 0..{len(records) - 1} ({args.file} holds {len(records)} games)"
@@ -187,10 +203,14 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, read: Callable[[str], str]
     lineup = ", ".join(f"{seat}: {spec}" for seat, spec in record.lineup.items())
     print(f"{record.env} (cardarena {record.version}), seed {record.seed}; {lineup}", file=out)
     print(f"\nthe deal:\n{initial_text(record)}", file=out)
-    for number, step in enumerate(replay(record), start=1):
+    pausing = args.step
+    for number, step in enumerate(replay(record, check_version=not args.any_version), start=1):
         print(f"\nstep {number}: {step.agent} {step.description}\n{step.text}", file=out)
-        if args.step:
-            read("(enter for the next step) ")
+        if pausing:
+            try:
+                read("(enter for the next step) ")
+            except EOFError:  # input ran out: show the rest without pausing
+                pausing = False
     print(f"\noutcome: {record.outcome}; returns {record.returns}", file=out)
     return 0
 
@@ -222,7 +242,12 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate = commands.add_parser("eval", help="round-robin tournament of agents, with ratings")
     evaluate.add_argument("env", help="env name")
     evaluate.add_argument("agents", nargs="+", help="agent specs, e.g. random heuristic")
-    evaluate.add_argument("--games", type=int, default=100, help="games per pairing")
+    evaluate.add_argument(
+        "--games",
+        type=int,
+        default=100,
+        help="games per pairing (per group of agents at the table in multi-player envs)",
+    )
     evaluate.add_argument("--jobs", type=int, default=1, help="worker processes")
     evaluate.add_argument("--seed", type=int, default=0)
     evaluate.add_argument("--out", help="folder for results.json, games.jsonl, win_rates.png")
@@ -234,6 +259,11 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("file", help="JSON-lines file of match records")
     replay.add_argument("--game", type=int, default=0, help="which game in the file (0-based)")
     replay.add_argument("--step", action="store_true", help="wait for enter after each step")
+    replay.add_argument(
+        "--any-version",
+        action="store_true",
+        help="replay a record written by another cardarena version (may fail at any step)",
+    )
     replay.set_defaults(run=cmd_replay)
 
     bench = commands.add_parser("bench", help="decisions per second beside PettingZoo's envs")
@@ -255,6 +285,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except BrokenPipeError:  # `cardarena list | head`: the reader left, nothing is wrong
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (silence the exit-time flush)
         return 0
+    except OSError as error:  # a missing records file, an --out that cannot be made ...
+        print(f"cardarena {args.command}: {error}", file=sys.stderr)
+        return 2
     except (EOFError, KeyboardInterrupt):
         print("\ncardarena: stopped (no more input); the game was not finished", file=sys.stderr)
         return 130

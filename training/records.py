@@ -20,6 +20,7 @@ env, lineup, seed and config.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import json
 import math
@@ -99,6 +100,7 @@ class MatchRecord:
         """The record as one JSON line (no newline)."""
         data = {"format": RECORD_FORMAT, **asdict(self)}
         try:
+            data["digest"] = _digest(data)
             return json.dumps(data, separators=(",", ":"), allow_nan=False)
         except (TypeError, ValueError) as error:
             raise InvalidConfigError(
@@ -123,6 +125,12 @@ class MatchRecord:
                 f"match record must be a JSON object, got {type(data).__name__}"
             )
         data = dict(data)
+        digest = data.pop("digest", None)
+        if digest is not None and digest != _digest(data):
+            raise InvalidConfigError(
+                "match record was edited after it was written: its 'digest' does not match "
+                "its contents (env, seed, lineup, actions, returns ...)"
+            )
         form = data.pop("format", RECORD_FORMAT)
         if form != RECORD_FORMAT:
             raise InvalidConfigError(
@@ -388,3 +396,13 @@ __all__ = [
     "read_records",
     "write_records",
 ]
+
+
+def _digest(data: dict[str, Any]) -> str:
+    """SHA-256 of a record's fields (``format`` included, ``digest`` not): written with every
+    record, checked on reading, so an edited action list that still replays legally to the
+    same returns is refused too. (An integrity check against accidents, not a signature.)"""
+    body = json.dumps(
+        {k: v for k, v in data.items() if k != "digest"}, sort_keys=True, separators=(",", ":")
+    )
+    return hashlib.sha256(body.encode()).hexdigest()

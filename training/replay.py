@@ -48,8 +48,8 @@ def _open(record: MatchRecord, check_version: bool) -> Any:
     if check_version and record.version != package_version():
         raise ReplayError(
             f"the record was made with cardarena {record.version} but this is cardarena "
-            f"{package_version()}; the rules or the deal may differ (replay with "
-            "check_version=False to try anyway)"
+            f"{package_version()}; the rules or the deal may differ (to try anyway: "
+            "replay(record, check_version=False), or `cardarena replay --any-version`)"
         )
     try:
         record.check()

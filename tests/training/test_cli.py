@@ -97,9 +97,13 @@ def test_a_recorded_game_replays_step_by_step_and_a_tampered_one_is_refused(tmp_
     text = path.read_text()
     path.write_text(text.replace('"actions":[', '"actions":[7,'))
     refused = cardarena("replay", str(path))
-    assert refused.returncode == 2 and "'steps' is 8 but there are 9 actions" in refused.stderr
+    assert refused.returncode == 2 and "was edited after it was written" in refused.stderr
     first = text.split('"actions":[', 1)[1][0]
     path.write_text(text.replace(f'"actions":[{first},', '"actions":[0,'))  # no power 0 in hand
+    refused = cardarena("replay", str(path))
+    assert refused.returncode == 2 and "was edited after it was written" in refused.stderr
+    no_digest = text.split(',"digest"')[0] + "}\n"  # a record without its digest is checked
+    path.write_text(no_digest.replace(f'"actions":[{first},', '"actions":[0,'))  # by replaying
     refused = cardarena("replay", str(path))
     assert refused.returncode == 2 and "is not legal for player_0 at this step" in refused.stderr
     assert cardarena("replay", str(path), "--game", "3").returncode == 2
@@ -121,3 +125,28 @@ def test_eval_prints_ratings_writes_its_files_and_is_the_same_with_two_workers(t
     ).read_text()
     shown = cardarena("replay", str(tmp_path / "one" / "games.jsonl"), "--game", "5")
     assert shown.returncode == 0 and "outcome:" in shown.stdout
+
+
+def test_bad_input_to_every_command_is_a_clear_error_not_a_traceback(tmp_path):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    cases = [
+        (["play", "cardline_v0", "--seed", "-5"], "seed must be a non-negative integer, got -5"),
+        (["replay", str(tmp_path / "none.jsonl")], "No such file or directory"),
+        (["replay", str(a_file)], "holds no games"),
+        (["eval", "cardline_v0", "random", "heuristic", "--out", str(a_file)], "is a file"),
+        (["eval", "cardline_v0", "random", "noisy:foo=1"], "unknown option 'foo'; 'noisy' takes"),
+        (["eval", "ironman_war_v0", "random", "oracle"], "plays only cardline_v0"),
+        (["eval", "ironman_war_v0", "random", "heuristic:x=2"], "'heuristic' takes no options"),
+    ]
+    for args, message in cases:
+        done = cardarena(*args, stdin="1\n")
+        assert done.returncode == 2, (args, done.stderr)
+        assert message in done.stderr and "Traceback" not in done.stderr, (args, done.stderr)
+
+
+def test_multi_player_eval_explains_what_n_counts():
+    done = cardarena("eval", "promise_war_v0", "random", "heuristic", "--config", "num_players=3",
+                     "--games", "4", "--quiet")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "n counts those comparisons" in done.stdout

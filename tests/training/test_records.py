@@ -204,8 +204,22 @@ def good_line() -> str:
 )
 def test_malformed_records_name_the_field(good_line, change, message):
     data = json.loads(good_line)
+    data.pop("digest")  # a record without its digest still has every field checked
     change(data)
     with pytest.raises(InvalidConfigError, match=message):
+        MatchRecord.from_json(json.dumps(data))
+    signed = json.loads(good_line)
+    change(signed)  # with its digest, any edit at all is refused first
+    with pytest.raises(InvalidConfigError, match="was edited after it was written"):
+        MatchRecord.from_json(json.dumps(signed))
+
+
+def test_an_edit_that_still_replays_legally_is_refused_by_the_digest(good_line):
+    data = json.loads(good_line)
+    assert MatchRecord.from_json(good_line).to_json() == good_line  # stable round trip
+    data["actions"] = list(data["actions"])
+    data["seed"] = data["seed"] + 1
+    with pytest.raises(InvalidConfigError, match="was edited after it was written"):
         MatchRecord.from_json(json.dumps(data))
 
 
