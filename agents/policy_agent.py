@@ -95,3 +95,39 @@ class SavedModelAgent(BaseAgent):
         if self._policy is None:
             raise RuntimeError(f"{self.spec!r}: start_game() must come before act()")
         return self._policy.act(observation)
+
+
+class CheckpointAgent(BaseAgent):
+    """A checkpoint folder written by ``cardarena.training.checkpoint.save_checkpoint``, named
+    by its path as an agent spec (``cardarena eval ENV path/to/ckpt random``).
+
+    Plays with the checkpoint's model and observation scaler; no space is passed by hand.
+    ``start_game`` refuses an env other than the checkpoint's (another id, version or
+    observation/action space) with ``InvalidConfigError``.
+    """
+
+    def __init__(self, path: str | Path, seed: int | None = None, deterministic: bool = True):
+        super().__init__(seed)
+        from cardarena.training.checkpoint import read_meta
+
+        self.path = Path(path)
+        read_meta(self.path)  # a missing, corrupt or foreign checkpoint fails here, early
+        self.spec = str(path)
+        self.deterministic = deterministic
+        self._policy: MaskablePolicyAgent | None = None
+        self._for: EnvSpec | None = None
+
+    def start_game(self, seat: str, env_spec: EnvSpec) -> None:
+        super().start_game(seat, env_spec)
+        if self._policy is not None and self._for == env_spec:
+            return
+        from cardarena.training.checkpoint import load_checkpoint
+
+        checkpoint = load_checkpoint(self.path, expect_env=env_spec)
+        self._policy = MaskablePolicyAgent(checkpoint.model, checkpoint.scaler, self.deterministic)
+        self._for = env_spec
+
+    def act(self, observation: Observation) -> int:
+        if self._policy is None:
+            raise RuntimeError(f"{self.spec!r}: start_game() must come before act()")
+        return self._policy.act(observation)

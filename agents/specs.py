@@ -12,6 +12,7 @@ import contextlib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from cardarena.envs.core import InvalidConfigError
@@ -69,10 +70,15 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         from .policy_agent import SavedModelAgent
 
         return SavedModelAgent(name, seed=seed, **options)
+    if entry is None and Path(name).is_dir():
+        from .policy_agent import CheckpointAgent
+
+        return CheckpointAgent(name, seed=seed, **options)
     if entry is None:
         known = ", ".join(f"{key} ({value.doc})" for key, value in sorted(AGENT_SPECS.items()))
         raise InvalidConfigError(
-            f"unknown agent spec {spec!r}; known: {known}, or a path to a saved model (.zip)"
+            f"unknown agent spec {spec!r}; known: {known}, "
+            "or a path to a saved model (.zip) or a checkpoint folder"
         )
     accepted = [p for p in inspect.signature(entry.build).parameters if p != "seed"]
     unknown = [key for key in options if key not in accepted]

@@ -331,3 +331,244 @@ def test_a_saved_model_is_an_agent_spec_and_a_foreign_one_is_refused(tmp_path):
     with pytest.raises(InvalidConfigError, match=r"cannot load .*junk\.zip"):
         evaluate(lambda: make("promise_war_v0"), make_agent(str(tmp_path / "junk.zip")),
                  "random", games=1)  # fmt: skip
+
+
+# --- Opponent samplers, vectorised masks, consecutive decisions, illegal modes, registration ---
+
+
+class Tagged(RandomAgent):
+    """A random agent that says which list entry it came from."""
+
+    def __init__(self, tag, seed=None):
+        super().__init__(seed)
+        self.tag = tag
+
+
+def _play_out(bridge, rng):
+    done = False
+    while not done:
+        action = int(rng.choice(np.flatnonzero(bridge.action_masks())))
+        _, _, terminated, truncated, _ = bridge.step(action)
+        done = terminated or truncated
+
+
+def test_a_list_of_opponents_is_drawn_uniformly_per_episode_with_one_instance_per_seat():
+    entries = [Tagged("a"), Tagged("b"), "random"]
+    bridge = SingleAgentEnv("promise_war_v0", opponent=entries, env_config={"num_players": 3})
+    rng = np.random.default_rng(0)
+    drawn = []
+    for episode in range(90):
+        _, info = bridge.reset(seed=episode)
+        others = [a for s, a in bridge.opponents.items() if s != info["learner"]]
+        assert len({id(a) for a in others}) == 2  # each seat its own instance
+        assert all(a is not e for a in others for e in entries)  # copies, never the templates
+        drawn.append(getattr(others[0], "tag", "random"))
+        assert {getattr(a, "tag", "random") for a in others} == {drawn[-1]}
+        if episode < 5:
+            _play_out(bridge, rng)
+    assert all(15 <= drawn.count(tag) <= 45 for tag in "ab") and drawn.count("random") >= 15
+    again = SingleAgentEnv("promise_war_v0", opponent=entries, env_config={"num_players": 3})
+    replay = []
+    for episode in range(90):
+        again.reset(seed=episode)
+        replay.append(getattr(next(iter(again.opponents.values())), "tag", "random"))
+    assert replay == drawn  # drawn from the bridge's own seeded generator
+    with pytest.raises(InvalidConfigError, match="at least one"):
+        SingleAgentEnv("promise_war_v0", opponent=[])
+    with pytest.raises(InvalidConfigError, match="opponent must be an Agent"):
+        SingleAgentEnv("promise_war_v0", opponent=[RandomAgent(), 3])
+
+
+def test_an_opponent_sampler_is_asked_at_every_reset_with_the_bridges_generator():
+    from cardarena.training.single_agent import OpponentSampler
+
+    class Pool:
+        def __init__(self):
+            self.rngs, self.members = [], [Tagged("old"), "random", Tagged("new")]
+
+        def sample(self, rng):
+            self.rngs.append(rng)
+            return self.members[int(rng.integers(len(self.members)))]
+
+    pool = Pool()
+    assert isinstance(pool, OpponentSampler)
+    bridge = SingleAgentEnv("promise_war_v0", opponent=pool, learner="player_0")
+    seen = set()
+    rng = np.random.default_rng(1)
+    for episode in range(30):
+        bridge.reset(seed=episode)
+        assert pool.rngs[-1] is bridge.np_random
+        opponent = bridge.opponents["player_1"]
+        assert all(opponent is not m for m in pool.members)
+        seen.add(getattr(opponent, "tag", "random"))
+        _play_out(bridge, rng)
+    assert len(pool.rngs) == 30 and seen == {"old", "new", "random"}
+    bridge.set_opponent("random")  # back to a fixed opponent
+    bridge.reset(seed=0)
+    assert bridge.sampler is None and not hasattr(bridge.opponents["player_1"], "tag")
+
+
+def _bridge_fn(seed):
+    def build():
+        return SingleAgentEnv("promise_war_v0", env_config={"max_power": 4})
+
+    return build
+
+
+def test_action_masks_work_through_subproc_and_dummy_vec_envs():
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    vec = SubprocVecEnv([_bridge_fn(0), _bridge_fn(1)], start_method="fork")
+    try:
+        vec.seed(0)
+        vec.reset()
+        masks = vec.env_method("action_masks")
+        assert len(masks) == 2 and all(m.dtype == bool and m.any() for m in masks)
+        actions = np.array([int(np.flatnonzero(m)[0]) for m in masks])
+        vec.step(actions)
+        assert all(m.any() for m in vec.env_method("action_masks"))
+    finally:
+        vec.close()
+    dummy = DummyVecEnv([_bridge_fn(0), _bridge_fn(1)])
+    dummy.reset()
+    masks = get_action_masks(dummy)
+    assert masks.shape == (2, dummy.action_space.n) and masks.dtype == bool
+    assert np.array_equal(masks[0], dummy.envs[0].action_masks())
+
+
+def test_iron_man_commits_three_cards_as_consecutive_learner_decisions_with_its_own_obs():
+    bridge = SingleAgentEnv("ironman_war_v0", learner="iron_man")
+    observation, _ = bridge.reset(seed=0)
+    raw = bridge.aec.unwrapped
+    layout = raw.layout
+    for slot in range(3):  # iron_man commits its three cards first
+        assert raw.agent_selection == "iron_man"
+        assert np.array_equal(observation, bridge.scaler(raw.observe("iron_man")["observation"]))
+        view = layout.view(raw.observe("iron_man")["observation"])
+        assert view["commit_slot"][slot] == 1 and view["decision"][0] == 1
+        action = int(np.flatnonzero(bridge.action_masks())[0])
+        observation, reward, terminated, truncated, _ = bridge.step(action)
+        assert (reward, terminated, truncated) == (0.0, False, False)
+    assert raw.agent_selection == "iron_man"  # war_machine committed in between
+    assert np.array_equal(observation, bridge.scaler(raw.observe("iron_man")["observation"]))
+
+
+@pytest.mark.parametrize("name", ["ironman_war_v0", "beast_wars_v0", "cardline_v0"])
+def test_the_learner_gets_its_final_reward_when_an_opponent_ends_the_game(name):
+    class LastMover(RandomAgent):
+        def act(self, observation):
+            LastMover.last = "opponent"
+            return super().act(observation)
+
+    bridge = SingleAgentEnv(name, opponent=LastMover(0))
+    rng = np.random.default_rng(0)
+    ended_by_opponent = 0
+    for episode in range(12):
+        _, info = bridge.reset(seed=episode)
+        seat = bridge.aec.unwrapped.agent_name_mapping[info["learner"]]
+        total, done = 0.0, False
+        while not done:
+            LastMover.last = "learner"
+            action = int(rng.choice(np.flatnonzero(bridge.action_masks())))
+            _, reward, terminated, truncated, _ = bridge.step(action)
+            total += reward
+            done = terminated or truncated
+        state = bridge.aec.unwrapped.game_state
+        if terminated:
+            assert total == state.returns()[seat]
+            ended_by_opponent += LastMover.last == "opponent"
+    assert ended_by_opponent > 0
+
+
+def test_illegal_loss_ends_the_episode_with_minus_one_also_on_a_raw_env():
+    for aec in ("promise_war_v0", make_raw("promise_war_v0")):
+        bridge = SingleAgentEnv(aec, learner="player_0", illegal="loss")
+        bridge.reset(seed=0)
+        illegal = int(np.flatnonzero(~bridge.action_masks())[0])
+        observation, reward, terminated, truncated, info = bridge.step(illegal)
+        assert (reward, terminated, truncated) == (-1.0, True, False)
+        assert info["outcome"] == "illegal_action" and info["offender"] == "player_0"
+        assert bridge.observation_space.contains(observation)
+        bridge.reset(seed=1)  # the next episode starts normally
+        legal = int(np.flatnonzero(bridge.action_masks())[0])
+        assert bridge.step(legal)[1] == 0.0
+    with pytest.raises(InvalidConfigError, match="illegal must be one of"):
+        SingleAgentEnv("promise_war_v0", illegal="ignore")
+
+
+def test_illegal_resample_plays_a_random_legal_action_and_says_so():
+    bridge = SingleAgentEnv(make_raw("promise_war_v0"), learner="player_0", illegal="resample")
+    bridge.reset(seed=0)
+    flags = []
+    for _ in range(200):
+        illegal = np.flatnonzero(~bridge.action_masks())
+        action = int(illegal[0]) if illegal.size else 0
+        _, _, terminated, truncated, info = bridge.step(action)  # a raw env would raise
+        flags.append(info["resampled"])
+        if terminated or truncated:
+            assert info.get("outcome") != "illegal_action"
+            bridge.reset()
+    assert any(flags)
+    bridge.reset(seed=0)
+    legal = int(np.flatnonzero(bridge.action_masks())[0])
+    assert bridge.step(legal)[4]["resampled"] is False
+
+
+@pytest.mark.parametrize("illegal", ["mask", "loss", "resample"])
+def test_plain_ppo_trains_with_every_illegal_option(illegal):
+    sb3 = pytest.importorskip("stable_baselines3")
+    bridge = SingleAgentEnv("promise_war_v0", env_config={"max_power": 4}, illegal=illegal)
+    model = sb3.PPO("MlpPolicy", bridge, n_steps=64, batch_size=64, n_epochs=1, seed=0,
+                    device="cpu")  # fmt: skip
+    model.learn(total_timesteps=256)
+    assert model.num_timesteps >= 256
+
+
+def test_plain_a2c_and_dqn_train_with_resampling():
+    sb3 = pytest.importorskip("stable_baselines3")
+    bridge = SingleAgentEnv("cardline_v0", illegal="resample")
+    sb3.A2C("MlpPolicy", bridge, n_steps=16, seed=0, device="cpu").learn(total_timesteps=128)
+    dqn = sb3.DQN("MlpPolicy", bridge, learning_starts=32, buffer_size=500, batch_size=16,
+                  train_freq=8, seed=0, device="cpu")  # fmt: skip
+    dqn.learn(total_timesteps=128)
+
+
+ENV_NAMES = ["beast_wars_v0", "cardline_v0", "ironman_war_v0", "promise_war_v0"]
+
+
+def test_every_env_is_registered_with_gymnasium():
+    import gymnasium
+
+    from cardarena.envs import ENVS
+    from cardarena.training import GYM_IDS, gym_id
+
+    assert sorted(ENVS) == ENV_NAMES
+    assert [gym_id(name) for name in ENVS] == GYM_IDS
+    assert gym_id("promise_war_v0") == "cardarena/promise_war-single-v0"
+    for name in ENVS:
+        env = gymnasium.make(gym_id(name), learner=None, opponent="random", illegal="resample")
+        bridge = env.unwrapped
+        assert isinstance(bridge, SingleAgentEnv) and bridge.illegal == "resample"
+        assert bridge.aec.unwrapped.metadata["name"] == name
+        observation, _ = env.reset(seed=0)
+        assert env.observation_space.contains(observation)
+        env.step(int(np.flatnonzero(bridge.action_masks())[0]))
+    env = gymnasium.make("cardarena/promise_war-single-v0", env_config={"num_players": 3})
+    assert env.unwrapped.aec.unwrapped.possible_agents[-1] == "player_2"
+
+
+@pytest.mark.parametrize("name", ENV_NAMES)
+def test_gymnasium_and_sb3_env_checkers_pass_for_every_env(name):
+    from gymnasium.utils.env_checker import check_env as gym_check
+    from stable_baselines3.common.env_checker import check_env as sb3_check
+
+    from cardarena.training import gym_id
+
+    for illegal in ("mask", "resample"):
+        gym_check(SingleAgentEnv(name, illegal=illegal), skip_render_check=True)
+        sb3_check(SingleAgentEnv(name, illegal=illegal), warn=True)
+    import gymnasium
+
+    gym_check(gymnasium.make(gym_id(name)).unwrapped, skip_render_check=True)

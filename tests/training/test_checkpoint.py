@@ -1,0 +1,210 @@
+"""Checkpoints: a folder with model, env spec, scaler, step, RNG state and opponent pool,
+written atomically, refused with a clear error when corrupt or foreign, usable as an agent
+spec."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from cardarena.agents import make_agent
+from cardarena.agents.base import EnvSpec
+from cardarena.envs import make, make_raw
+from cardarena.envs.core import InvalidConfigError, ObservationScaler
+from cardarena.training import SingleAgentEnv, evaluate
+from cardarena.training import checkpoint as ckpt
+from cardarena.training.checkpoint import (
+    capture_rng_state,
+    load_checkpoint,
+    restore_rng_state,
+    save_checkpoint,
+)
+
+sb3_contrib = pytest.importorskip("sb3_contrib")
+
+
+@pytest.fixture(scope="module")
+def trained():
+    bridge = SingleAgentEnv("promise_war_v0")
+    bridge.reset(seed=0)
+    model = sb3_contrib.MaskablePPO("MlpPolicy", bridge, n_steps=64, batch_size=32, n_epochs=1,
+                                    seed=0, device="cpu")  # fmt: skip
+    model.learn(total_timesteps=64)
+    return bridge, model
+
+
+@pytest.fixture
+def saved(tmp_path, trained):
+    bridge, model = trained
+    path = save_checkpoint(tmp_path / "ckpt", model, EnvSpec("promise_war_v0"), bridge.scaler,
+                           step=64, opponents=["random"])  # fmt: skip
+    return path
+
+
+def _observations(bridge, count=40):
+    rng = np.random.default_rng(3)
+    observations, masks = [], []
+    observation, _ = bridge.reset(seed=11)
+    while len(observations) < count:
+        observations.append(observation)
+        masks.append(bridge.action_masks().astype(bool))
+        action = int(rng.choice(np.flatnonzero(bridge.action_masks())))
+        observation, _, terminated, truncated, _ = bridge.step(action)
+        if terminated or truncated:
+            observation, _ = bridge.reset(seed=len(observations))
+    return np.stack(observations), np.stack(masks)
+
+
+def test_round_trip_keeps_predictions_spec_scaler_step_rng_and_pool(tmp_path, trained):
+    bridge, model = trained
+    bridge.reset(seed=5)
+    rng_state = capture_rng_state(bridge.np_random)
+    expected = bridge.np_random.integers(1 << 30, size=5)
+    torch = pytest.importorskip("torch")
+    expected_t = torch.rand(3)
+    opponents = ["random", str(tmp_path / "older")]
+    path = save_checkpoint(tmp_path / "ckpt", model, EnvSpec("promise_war_v0"), bridge.scaler,
+                           step=1234, rng_state=rng_state, opponents=opponents)  # fmt: skip
+    assert path == tmp_path / "ckpt" and path.is_dir()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt"]  # no temporary leftovers
+    meta = json.loads((path / "meta.json").read_text())
+    assert meta["format"] == ckpt.FORMAT and meta["env"]["name"] == "promise_war_v0"
+    assert meta["package_version"]
+
+    loaded = load_checkpoint(path, expect_env=EnvSpec("promise_war_v0"))
+    assert loaded.env_spec == EnvSpec("promise_war_v0", {})
+    assert loaded.step == 1234 and loaded.opponents == opponents
+    assert loaded.scaler == bridge.scaler
+    observations, masks = _observations(bridge)
+    before, _ = model.predict(observations, action_masks=masks, deterministic=True)
+    after, _ = loaded.model.predict(observations, action_masks=masks, deterministic=True)
+    assert np.array_equal(before, after)
+
+    assert loaded.rng_state["numpy"] == rng_state["numpy"]
+    restore_rng_state(loaded.rng_state, bridge.np_random)
+    assert np.array_equal(bridge.np_random.integers(1 << 30, size=5), expected)
+    assert torch.equal(loaded.rng_state["torch"], rng_state["torch"])
+    assert torch.equal(torch.rand(3), expected_t)
+
+
+def test_saving_again_replaces_the_checkpoint(saved, trained):
+    bridge, model = trained
+    save_checkpoint(saved, model, "promise_war_v0", bridge.scaler, step=128)
+    assert load_checkpoint(saved).step == 128
+    assert sorted(p.name for p in saved.parent.iterdir()) == ["ckpt"]
+
+
+def test_a_crash_while_writing_leaves_the_previous_checkpoint(saved, trained, monkeypatch):
+    bridge, model = trained
+
+    def crash(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(ckpt.np, "savez", crash)
+    with pytest.raises(OSError, match="disk full"):
+        save_checkpoint(saved, model, "promise_war_v0", bridge.scaler, step=999)
+    monkeypatch.undo()
+    assert load_checkpoint(saved).step == 64
+    assert sorted(p.name for p in saved.parent.iterdir()) == ["ckpt"]
+
+
+def test_a_crash_on_the_first_save_leaves_nothing_at_path(tmp_path, trained, monkeypatch):
+    bridge, model = trained
+    monkeypatch.setattr(ckpt, "_sha256", lambda path: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        save_checkpoint(tmp_path / "new", model, "promise_war_v0", bridge.scaler, step=1)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_crash_between_the_renames_restores_the_previous_checkpoint(saved, trained, monkeypatch):
+    bridge, model = trained
+    real_replace = ckpt.os.replace
+    calls = []
+
+    def replace(src, dst):
+        calls.append(dst)
+        if len(calls) == 2:  # old moved aside, the new one not yet renamed in
+            raise OSError("killed")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(ckpt.os, "replace", replace)
+    with pytest.raises(OSError, match="killed"):
+        save_checkpoint(saved, model, "promise_war_v0", bridge.scaler, step=999)
+    monkeypatch.undo()
+    assert not saved.exists()  # the state a real crash at that instant leaves
+    assert load_checkpoint(saved).step == 64  # the previous checkpoint is put back
+    assert sorted(p.name for p in saved.parent.iterdir()) == ["ckpt"]
+
+
+def test_missing_path_and_corrupt_files_are_clear_errors(tmp_path, saved):
+    with pytest.raises(InvalidConfigError, match="no checkpoint at"):
+        load_checkpoint(tmp_path / "missing")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(InvalidConfigError, match=r"not a checkpoint: no meta\.json"):
+        load_checkpoint(empty)
+
+    meta_text = (saved / "meta.json").read_text()
+    (saved / "meta.json").write_text(meta_text[: len(meta_text) // 2])
+    with pytest.raises(InvalidConfigError, match=r"corrupt meta\.json"):
+        load_checkpoint(saved)
+    meta = json.loads(meta_text)
+    (saved / "meta.json").write_text(json.dumps({**meta, "format": 99}))
+    with pytest.raises(InvalidConfigError, match=r"has format 99; .* reads format 1"):
+        load_checkpoint(saved)
+    (saved / "meta.json").write_text(meta_text)
+
+    model = saved / "model.zip"
+    data = model.read_bytes()
+    model.write_bytes(data[: len(data) // 2])  # truncated
+    with pytest.raises(InvalidConfigError, match=r"model.zip is corrupt \(checksum"):
+        load_checkpoint(saved)
+    meta["files"]["model.zip"] = ckpt._sha256(model)  # a consistent but truncated zip
+    (saved / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(InvalidConfigError, match=r"cannot load model\.zip as MaskablePPO"):
+        load_checkpoint(saved)
+
+
+def test_another_env_version_or_space_is_refused(saved):
+    with pytest.raises(InvalidConfigError, match="trained for promise_war_v0, not ironman_war_v0"
+                       r" \(another env"):  # fmt: skip
+        load_checkpoint(saved, expect_env="ironman_war_v0")
+    with pytest.raises(InvalidConfigError, match=r"not promise_war_v1 \(another version"):
+        load_checkpoint(saved, expect_env="promise_war_v1")
+    with pytest.raises(InvalidConfigError, match=r"trained for observations .* but promise_war_v0"):
+        load_checkpoint(saved, expect_env=EnvSpec("promise_war_v0", {"num_players": 3}))
+    meta = json.loads((saved / "meta.json").read_text())
+    (saved / "meta.json").write_text(json.dumps({**meta, "actions": meta["actions"] + 1}))
+    with pytest.raises(InvalidConfigError, match=r"Discrete\(\d+\) actions"):
+        load_checkpoint(saved)
+
+
+def test_a_scaler_that_does_not_match_the_box_is_refused(saved, trained):
+    bridge, model = trained
+    np.savez(saved / "scaler.npz", offset=bridge.scaler.offset + 1, scale=bridge.scaler.scale)
+    with pytest.raises(InvalidConfigError, match="scaler does not match the observation Box"):
+        load_checkpoint(saved)
+    other = ObservationScaler(make("promise_war_v0", num_players=3).observation_space(
+        "player_0")["observation"])  # fmt: skip
+    with pytest.raises(InvalidConfigError, match="scaler does not match"):
+        save_checkpoint(saved.parent / "bad", model, "promise_war_v0", other, step=1)
+    assert not (saved.parent / "bad").exists()
+
+
+def test_a_checkpoint_is_an_agent_spec_that_plays_legal_games(saved):
+    from cardarena.agents.policy_agent import CheckpointAgent
+
+    agent = make_agent(str(saved))
+    assert isinstance(agent, CheckpointAgent) and agent.spec == str(saved)
+    # Through the raw env an illegal move would raise instead of quietly losing.
+    result = evaluate(lambda: make_raw("promise_war_v0"), agent, "random", games=6)
+    assert result.wins + result.draws + result.losses == 6
+    with pytest.raises(InvalidConfigError, match="trained for promise_war_v0, not ironman"):
+        evaluate(lambda: make("ironman_war_v0"), make_agent(str(saved)), "random", games=1)
+    with pytest.raises(InvalidConfigError, match="trained for observations"):
+        evaluate(lambda: make("promise_war_v0", num_players=3), make_agent(str(saved)),
+                 "random", games=1)  # fmt: skip
+    with pytest.raises(InvalidConfigError, match="not a checkpoint"):
+        make_agent(str(saved.parent))
