@@ -43,7 +43,34 @@ class MaskablePolicyAgent:
         return int(np.asarray(action).reshape(()))
 
 
-class SavedModelAgent(BaseAgent):
+class _LoadedPolicyAgent(BaseAgent):
+    """A policy loaded from disk on the first ``start_game`` (when the env is known) and kept
+    while the env stays the same; subclasses say how to load it (``_load``)."""
+
+    def __init__(self, path: str | Path, seed: int | None = None, deterministic: bool = True):
+        super().__init__(seed)
+        self.path = Path(path)
+        self.spec = str(path)
+        self.deterministic = deterministic
+        self._policy: MaskablePolicyAgent | None = None
+        self._for: EnvSpec | None = None
+
+    def _load(self, env_spec: EnvSpec) -> MaskablePolicyAgent:
+        raise NotImplementedError
+
+    def start_game(self, seat: str, env_spec: EnvSpec) -> None:
+        super().start_game(seat, env_spec)
+        if self._policy is None or self._for != env_spec:
+            self._policy = self._load(env_spec)
+            self._for = env_spec
+
+    def act(self, observation: Observation) -> int:
+        if self._policy is None:
+            raise RuntimeError(f"{self.spec!r}: start_game() must come before act()")
+        return self._policy.act(observation)
+
+
+class SavedModelAgent(_LoadedPolicyAgent):
     """A MaskablePPO model saved by SB3 (``model.save("x.zip")``), named by its path as an
     agent spec (``cardarena eval ENV x.zip random``).
 
@@ -53,19 +80,11 @@ class SavedModelAgent(BaseAgent):
     """
 
     def __init__(self, path: str | Path, seed: int | None = None, deterministic: bool = True):
-        super().__init__(seed)
-        self.path = Path(path)
+        super().__init__(path, seed, deterministic)
         if not self.path.is_file():
             raise InvalidConfigError(f"no saved model at {str(self.path)!r}")
-        self.spec = str(path)
-        self.deterministic = deterministic
-        self._policy: MaskablePolicyAgent | None = None
-        self._for: EnvSpec | None = None
 
-    def start_game(self, seat: str, env_spec: EnvSpec) -> None:
-        super().start_game(seat, env_spec)
-        if self._policy is not None and self._for == env_spec:
-            return
+    def _load(self, env_spec: EnvSpec) -> MaskablePolicyAgent:
         try:
             from sb3_contrib import MaskablePPO
         except ImportError as missing:
@@ -88,16 +107,10 @@ class SavedModelAgent(BaseAgent):
                 f"and Discrete({trained_actions}) actions, but {env_spec.name} with "
                 f"{env_spec.config} has {box.shape} and Discrete({actions})"
             )
-        self._policy = MaskablePolicyAgent(model, box, self.deterministic)
-        self._for = env_spec
-
-    def act(self, observation: Observation) -> int:
-        if self._policy is None:
-            raise RuntimeError(f"{self.spec!r}: start_game() must come before act()")
-        return self._policy.act(observation)
+        return MaskablePolicyAgent(model, box, self.deterministic)
 
 
-class CheckpointAgent(BaseAgent):
+class CheckpointAgent(_LoadedPolicyAgent):
     """A checkpoint folder written by ``cardarena.training.checkpoint.save_checkpoint``, named
     by its path as an agent spec (``cardarena eval ENV path/to/ckpt random``).
 
@@ -107,27 +120,13 @@ class CheckpointAgent(BaseAgent):
     """
 
     def __init__(self, path: str | Path, seed: int | None = None, deterministic: bool = True):
-        super().__init__(seed)
+        super().__init__(path, seed, deterministic)
         from cardarena.training.checkpoint import read_meta
 
-        self.path = Path(path)
         read_meta(self.path)  # a missing, corrupt or foreign checkpoint fails here, early
-        self.spec = str(path)
-        self.deterministic = deterministic
-        self._policy: MaskablePolicyAgent | None = None
-        self._for: EnvSpec | None = None
 
-    def start_game(self, seat: str, env_spec: EnvSpec) -> None:
-        super().start_game(seat, env_spec)
-        if self._policy is not None and self._for == env_spec:
-            return
+    def _load(self, env_spec: EnvSpec) -> MaskablePolicyAgent:
         from cardarena.training.checkpoint import load_checkpoint
 
         checkpoint = load_checkpoint(self.path, expect_env=env_spec)
-        self._policy = MaskablePolicyAgent(checkpoint.model, checkpoint.scaler, self.deterministic)
-        self._for = env_spec
-
-    def act(self, observation: Observation) -> int:
-        if self._policy is None:
-            raise RuntimeError(f"{self.spec!r}: start_game() must come before act()")
-        return self._policy.act(observation)
+        return MaskablePolicyAgent(checkpoint.model, checkpoint.scaler, self.deterministic)
