@@ -6,6 +6,8 @@ tournament, replay a recorded game, measure speed.
     cardarena eval ENV AGENT AGENT ... [--games N] [--jobs J] [--out DIR] [--seed S]
     cardarena replay FILE [--game K] [--step]
     cardarena bench [--seconds S] [--rounds R] [--env ENV ...]
+    cardarena train ENV [--steps N] [--opponent SPEC] [--selfplay] [--out DIR] [--seed S]
+        [--resume] [--n-envs K] ...
 
 Agents are spec strings (``random``, ``heuristic``, ``oracle``, ``noisy:sigma=0.3`` ...);
 ``cardarena play ENV --vs nope`` lists the known ones.
@@ -223,6 +225,15 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+# --- train -----------------------------------------------------------------------------------
+def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
+    from .train import args_from_namespace, train
+
+    _env_name(args.env)
+    train(args_from_namespace(args))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cardarena", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -271,6 +282,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_arguments(bench)
     bench.set_defaults(run=cmd_bench)
+
+    from .train import add_arguments as add_train_arguments
+
+    training = commands.add_parser(
+        "train",
+        help="train a MaskablePPO agent (checkpoints, --resume, --selfplay league)",
+        description="Train MaskablePPO on ENV against fixed opponents or a self-play league, "
+        "with checkpoints, resume, periodic and final evaluation. Needs the 'train' extra.",
+    )
+    add_train_arguments(training)
+    training.set_defaults(run=cmd_train)
     return parser
 
 

@@ -1,0 +1,190 @@
+"""``cardarena train``: smoke runs on every env, the self-play league, crash safety."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cardarena.envs import ENVS
+from cardarena.training.league import LeaguePool
+
+TINY = ["--n-steps", "16", "--batch-size", "64", "--n-envs", "4", "--eval-games", "4",
+        "--final-eval-games", "4", "--no-progress"]  # fmt: skip
+
+
+def _run_cli(args: list[str]) -> str:
+    import io
+
+    from cardarena.training.cli import main
+
+    out = io.StringIO()
+    assert main(args, out=out) == 0
+    return out.getvalue()
+
+
+# --- the league sampler ----------------------------------------------------------------------
+def _pool(mode: str, tmp_path: Path) -> LeaguePool:
+    pool = LeaguePool(["random", "heuristic"], mode=mode)
+    for name in ("a", "b"):
+        pool.add_snapshot(tmp_path / name)
+    return pool
+
+
+def _counts(pool: LeaguePool, draws: int = 4000) -> dict[str, int]:
+    rng = np.random.default_rng(0)
+    counts = dict.fromkeys(pool.entries, 0)
+    for _ in range(draws):
+        counts[pool.sample(rng)] += 1
+    return counts
+
+
+def test_league_latest_mostly_draws_the_newest_snapshot(tmp_path):
+    pool = _pool("latest", tmp_path)
+    counts = _counts(pool)
+    newest = str((tmp_path / "b").resolve())
+    assert 0.75 < counts[newest] / 4000 < 0.85
+    assert all(counts[e] > 0 for e in pool.entries)
+    assert LeaguePool(["random"], mode="latest").sample(np.random.default_rng(0)) == "random"
+
+
+def test_league_uniform_draws_every_entry_equally(tmp_path):
+    counts = _counts(_pool("uniform", tmp_path))
+    assert all(0.2 < c / 4000 < 0.3 for c in counts.values())
+
+
+def test_league_prioritised_prefers_entries_the_learner_loses_to(tmp_path):
+    pool = _pool("prioritised", tmp_path)
+    hard = str((tmp_path / "a").resolve())
+    for entry in pool.entries:
+        pool.record_result(entry, 0.9 if entry == hard else 0.0)
+    counts = _counts(pool)
+    assert counts[hard] > 3 * max(c for e, c in counts.items() if e != hard)
+    # Seeded: the same generator state gives the same draws.
+    first = [pool.sample(np.random.default_rng(5)) for _ in range(3)]
+    assert first == [pool.sample(np.random.default_rng(5)) for _ in range(3)]
+
+
+def test_league_max_snapshots_drops_the_oldest(tmp_path):
+    pool = LeaguePool(["random"], mode="uniform", max_snapshots=2)
+    for name in "abc":
+        pool.add_snapshot(tmp_path / name)
+    assert [Path(s).name for s in pool.snapshots] == ["b", "c"]
+
+
+# --- training runs ---------------------------------------------------------------------------
+@pytest.mark.parametrize("env", sorted(ENVS))
+def test_train_smoke_every_env(env, tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from cardarena.agents import make_agent, start_game
+    from cardarena.agents.base import EnvSpec
+    from cardarena.training.checkpoint import load_checkpoint
+
+    printed = _run_cli(
+        ["train", env, "--steps", "128", "--out", str(tmp_path), "--checkpoint-every", "64",
+         "--eval-every", "0", *TINY]
+    )  # fmt: skip
+    del printed  # train() prints to stdout itself
+    final = sorted((tmp_path / "checkpoints").iterdir(), key=lambda p: int(p.name[5:]))[-1]
+    checkpoint = load_checkpoint(final, expect_env=env)
+    assert checkpoint.step >= 128 and checkpoint.opponents == ["random"]
+    agent = make_agent(str(tmp_path / "latest"))
+    start_game(agent, checkpoint.env_spec.make_raw().possible_agents[0], EnvSpec(env, {}))
+    assert list((tmp_path / "logs").glob("run_0/progress.csv"))
+
+
+def test_train_prints_the_final_evaluation(tmp_path, capsys):
+    pytest.importorskip("sb3_contrib")
+    _run_cli(["train", "promise_war_v0", "--steps", "64", "--out", str(tmp_path), *TINY])
+    stdout = capsys.readouterr().out
+    assert "final evaluation vs random:    4 games:" in stdout
+    assert "final evaluation vs heuristic: 4 games:" in stdout
+    rows = [json.loads(line) for line in (tmp_path / "eval.jsonl").read_text().splitlines()]
+    assert rows[-1]["final"] is True
+
+
+def test_selfplay_adds_snapshots_and_samples_them(tmp_path, monkeypatch):
+    pytest.importorskip("sb3_contrib")
+    from cardarena.training import league
+
+    drawn: list[str] = []
+    original = league.LeaguePool.sample
+
+    def spy(self, rng):
+        entry = original(self, rng)
+        drawn.append(entry)
+        return entry
+
+    monkeypatch.setattr(league.LeaguePool, "sample", spy)
+    _run_cli(
+        ["train", "promise_war_v0", "--steps", "256", "--out", str(tmp_path), "--selfplay",
+         "--snapshot-every", "64", "--eval-every", "128", "--checkpoint-every", "128",
+         "--league-eval-games", "2", *TINY]
+    )  # fmt: skip
+    snapshots = sorted(str(p.resolve()) for p in (tmp_path / "snapshots").iterdir())
+    assert len(snapshots) >= 2
+    meta = json.loads((tmp_path / "latest" / "meta.json").read_text())
+    assert meta["opponents"][:2] == ["random", "heuristic"]
+    assert set(snapshots) <= set(meta["opponents"]) | {snapshots[-1]}
+    assert set(drawn) & set(snapshots), "no snapshot was ever drawn as an opponent"
+    rows = [json.loads(line) for line in (tmp_path / "eval.jsonl").read_text().splitlines()]
+    assert any(row.get("league_loss_rates") for row in rows)
+
+
+def _latest_step(out: Path) -> int:
+    try:
+        return int(json.loads((out / "latest" / "meta.json").read_text())["step"])
+    except (OSError, ValueError, KeyError):
+        return -1
+
+
+def test_resume_after_sigkill_continues_and_loses_nothing(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from cardarena.training.checkpoint import load_checkpoint
+    from cardarena.training.train import resume_point
+
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "cardarena.training.cli", "train", "promise_war_v0",
+               "--checkpoint-every", "512", "--eval-every", "0", "--out", str(out), "--seed", "3",
+               "--n-steps", "32", "--batch-size", "128", "--final-eval-games", "4",
+               "--no-progress"]  # fmt: skip
+    process = subprocess.Popen(
+        [*command, "--steps", "400000"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while _latest_step(out) < 1024:
+            assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
+            assert time.monotonic() < deadline, "no checkpoint at step >= 1024 within 60 s"
+            time.sleep(0.05)
+    finally:
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+    seen = _latest_step(out)
+    before = {p.name: (p / "meta.json").read_text() for p in (out / "checkpoints").iterdir()
+              if (p / "meta.json").exists()}  # fmt: skip
+    assert seen >= 1024 and before
+    resumed_from = load_checkpoint(resume_point(out)).step
+    assert resumed_from >= seen
+    done = subprocess.run(
+        [*command, "--steps", str(resumed_from + 600), "--resume"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    final = load_checkpoint(out / "latest")
+    assert final.step >= resumed_from + 600
+    steps = sorted(int(p.name[5:]) for p in (out / "checkpoints").iterdir())
+    assert [s for s in steps if s > resumed_from], "the resumed run wrote no new checkpoint"
+    for name, meta in before.items():  # every checkpoint before the kill is intact and loads
+        assert (out / "checkpoints" / name / "meta.json").read_text() == meta
+        load_checkpoint(out / "checkpoints" / name)
+    assert (out / "logs" / "run_0" / "progress.csv").exists()
+    assert (out / "logs" / f"run_{resumed_from}" / "progress.csv").exists()
+    assert "final evaluation vs random" in done.stdout

@@ -1,0 +1,113 @@
+"""The self-play league: a pool of the learner's frozen snapshots plus fixed baseline agents.
+
+``LeaguePool`` is an ``OpponentSampler`` (see ``single_agent.py``): the bridge calls
+``sample(rng)`` at every reset with its own seeded generator and gets an agent spec string
+(a baseline such as ``"random"`` or the absolute path of a snapshot checkpoint folder, which
+``make_agent`` loads as a ``CheckpointAgent``). The bridge draws the learner's seat itself.
+
+Sampling modes:
+
+- ``"latest"``: the newest snapshot with probability ``latest_share`` (default 0.8), otherwise
+  an entry drawn uniformly from the rest of the pool; the baselines alone while there is no
+  snapshot.
+- ``"uniform"``: every entry (baselines and snapshots) equally likely.
+- ``"prioritised"``: weight ``(loss_rate + 0.05) ** exponent`` where ``loss_rate`` is the
+  learner's loss rate against the entry measured at the last evaluation
+  (``record_result``); an entry never measured gets weight 1 (the maximum), so new snapshots
+  are tried first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from cardarena.envs.core import InvalidConfigError
+
+#: The ``mode=`` options of ``LeaguePool``.
+SAMPLING_MODES = ("latest", "uniform", "prioritised")
+
+
+class LeaguePool:
+    """Baselines plus snapshots; an ``OpponentSampler`` for ``SingleAgentEnv``."""
+
+    def __init__(
+        self,
+        baselines: Sequence[str] = ("random", "heuristic"),
+        snapshots: Iterable[str | Path] = (),
+        mode: str = "latest",
+        latest_share: float = 0.8,
+        exponent: float = 1.0,
+        max_snapshots: int | None = None,
+    ) -> None:
+        if mode not in SAMPLING_MODES:
+            raise InvalidConfigError(f"league mode must be one of {SAMPLING_MODES}, got {mode!r}")
+        if not 0.0 <= latest_share <= 1.0:
+            raise InvalidConfigError(f"latest_share must be in [0, 1], got {latest_share!r}")
+        self.baselines = [str(b) for b in baselines]
+        self.snapshots: list[str] = []
+        self.mode = mode
+        self.latest_share = latest_share
+        self.exponent = exponent
+        self.max_snapshots = max_snapshots
+        #: Learner's loss rate against each entry, from the last evaluation.
+        self.loss_rates: dict[str, float] = {}
+        for snapshot in snapshots:
+            self.add_snapshot(snapshot)
+        if not self.entries:
+            raise InvalidConfigError("a league pool needs at least one baseline or snapshot")
+
+    @property
+    def entries(self) -> list[str]:
+        return [*self.baselines, *self.snapshots]
+
+    def add_snapshot(self, path: str | Path) -> str:
+        """Add a frozen snapshot (a checkpoint folder); the oldest leave past ``max_snapshots``."""
+        spec = str(Path(path).resolve())
+        if spec not in self.snapshots:
+            self.snapshots.append(spec)
+        if self.max_snapshots is not None:
+            while len(self.snapshots) > self.max_snapshots:
+                self.loss_rates.pop(self.snapshots.pop(0), None)
+        return spec
+
+    def record_result(self, entry: str, loss_rate: float) -> None:
+        """The learner's measured loss rate against ``entry`` (for ``"prioritised"``)."""
+        self.loss_rates[str(entry)] = float(loss_rate)
+
+    def weights(self) -> np.ndarray:
+        """Sampling probabilities over ``entries`` (in that order)."""
+        entries = self.entries
+        if self.mode == "uniform" or (self.mode == "latest" and not self.snapshots):
+            weights = np.ones(len(entries))
+        elif self.mode == "latest":
+            weights = np.zeros(len(entries))
+            weights[-1] = self.latest_share
+            rest = len(entries) - 1
+            if rest:
+                weights[:-1] = (1.0 - self.latest_share) / rest
+            else:
+                weights[-1] = 1.0
+        else:
+            weights = np.array(
+                [
+                    (self.loss_rates[e] + 0.05) ** self.exponent if e in self.loss_rates else 1.0
+                    for e in entries
+                ]
+            )
+        return weights / weights.sum()
+
+    def sample(self, rng: np.random.Generator) -> str:
+        entries = self.entries
+        return entries[int(rng.choice(len(entries), p=self.weights()))]
+
+    def __repr__(self) -> str:
+        return (
+            f"LeaguePool(mode={self.mode!r}, baselines={self.baselines}, "
+            f"snapshots={len(self.snapshots)})"
+        )
+
+
+__all__ = ["SAMPLING_MODES", "LeaguePool"]

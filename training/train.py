@@ -1,0 +1,481 @@
+"""``cardarena train ENV``: MaskablePPO on the single-agent bridge, with checkpoints, resume,
+periodic evaluation and an optional self-play league.
+
+Output folder (``--out``, default ``runs/<env>``)::
+
+    out/
+      checkpoints/step_<N>/   a checkpoint every ``checkpoint_every`` steps (and the final one)
+      latest/                 the newest checkpoint (``--resume`` continues from here)
+      snapshots/step_<N>/     self-play snapshots (``--selfplay``), frozen league opponents
+      logs/run_<start>/       SB3 logger: progress.csv, TensorBoard events if installed
+      eval.jsonl              one JSON line per periodic evaluation (and the final one)
+
+Every checkpoint is written atomically (``save_checkpoint``), so a run killed at any moment
+resumes from its last checkpoint; each run (and each resume) logs into its own ``logs/run_*``
+folder, and ``eval.jsonl`` is only appended to, so nothing written before a kill is lost.
+Needs the ``train`` extra.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass, field, fields
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cardarena.agents import EnvSpec, MaskablePolicyAgent
+from cardarena.envs import ENVS, make
+from cardarena.envs.core import InvalidConfigError
+
+from .checkpoint import (
+    capture_rng_state,
+    is_checkpoint,
+    load_checkpoint,
+    read_meta,
+    restore_rng_state,
+    save_checkpoint,
+)
+from .evaluate import evaluate
+from .league import SAMPLING_MODES, LeaguePool
+from .single_agent import SingleAgentEnv
+
+#: Per-game hyper-parameters: the one place to tune them. ``n_steps`` is per env, so a
+#: rollout is ``n_steps * n_envs`` decisions (1024 with the default 8 envs).
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "promise_war_v0": {
+        "n_steps": 128,
+        "batch_size": 256,
+        "net_arch": [128, 128],
+        "learning_rate": 3e-4,
+        "ent_coef": 0.01,
+    },
+    "ironman_war_v0": {
+        "n_steps": 128,
+        "batch_size": 256,
+        "net_arch": [128, 128],
+        "learning_rate": 3e-4,
+        "ent_coef": 0.01,
+    },
+    "beast_wars_v0": {
+        "n_steps": 128,
+        "batch_size": 256,
+        "net_arch": [256, 256],
+        "learning_rate": 3e-4,
+        "ent_coef": 0.01,
+    },
+    "cardline_v0": {
+        "n_steps": 128,
+        "batch_size": 256,
+        "net_arch": [256, 256],
+        "learning_rate": 3e-4,
+        "ent_coef": 0.02,
+    },
+}
+#: For an env without its own entry in ``DEFAULTS``.
+FALLBACK = DEFAULTS["promise_war_v0"]
+
+
+@dataclass
+class TrainArgs:
+    env: str = "promise_war_v0"
+    """Which registered env to train on (``cardarena list``)."""
+    steps: int = 200_000
+    """Total learner decisions (over all envs); on ``--resume`` the total including the steps
+    already done."""
+    opponent: list[str] | None = None
+    """Agent specs for the other seats, one drawn per episode (default ``random``; with
+    ``--selfplay`` the league's baselines, default ``random`` and ``heuristic``)."""
+    selfplay: bool = False
+    """Play a league of the learner's own frozen snapshots mixed with the baselines."""
+    out: Path | None = None
+    """Output folder (default ``runs/<env>``)."""
+    seed: int = 0
+    """Seeds torch, numpy, the envs, the opponents and the evaluation games."""
+    resume: bool = False
+    """Continue from ``out/latest`` (or a newer ``checkpoints/step_N``): same step counter,
+    RNG states and opponent pool."""
+    n_envs: int = 8
+    """In-process envs (DummyVecEnv); 8 is the fast geometry on 2 CPU cores."""
+    num_players: int | None = None
+    """Seats at the table for envs that take ``num_players`` (None: the env's default)."""
+    n_steps: int | None = None
+    """Rollout length per env (None: the game's entry in ``DEFAULTS``)."""
+    batch_size: int | None = None
+    """Minibatch size (None: ``DEFAULTS``)."""
+    net_arch: list[int] | None = None
+    """Hidden layer sizes of policy and value networks (None: ``DEFAULTS``)."""
+    learning_rate: float | None = None
+    """Adam learning rate (None: ``DEFAULTS``)."""
+    ent_coef: float | None = None
+    """Entropy bonus (None: ``DEFAULTS``)."""
+    n_epochs: int = 5
+    """PPO epochs per rollout."""
+    gamma: float = 0.99
+    """Discount factor."""
+    checkpoint_every: int = 20_000
+    """Steps between checkpoints (``out/checkpoints/step_<N>`` and ``out/latest``)."""
+    eval_every: int = 20_000
+    """Steps between evaluations against random and the heuristic (0: none during training)."""
+    eval_games: int = 100
+    """Games per opponent in each periodic evaluation (seats rotate)."""
+    final_eval_games: int = 400
+    """Games per opponent in the final evaluation."""
+    snapshot_every: int = 20_000
+    """With ``--selfplay``: steps between snapshots added to the league pool."""
+    league_mode: str = "latest"
+    """With ``--selfplay``: pool sampling, ``latest``, ``uniform`` or ``prioritised`` (by
+    the learner's loss rate against each entry, measured at each evaluation)."""
+    league_eval_games: int = 20
+    """With ``--selfplay``: games against each snapshot at each evaluation (loss rates)."""
+    max_snapshots: int = 20
+    """With ``--selfplay``: the oldest snapshots leave the pool beyond this many."""
+    rate_games: int = 0
+    """With ``--selfplay``: games per pairing of a ``run_tournament`` rating of the pool at
+    each evaluation (0: off; it grows quadratically with the pool, so it is not cheap)."""
+    torch_threads: int = 1
+    """``torch.set_num_threads``."""
+    progress: bool = True
+    """Progress bar (SB3's with tqdm and rich installed, else a counter line on stderr)."""
+    hyper: dict[str, Any] = field(default_factory=dict, repr=False)
+    """Filled by ``resolved()``: the hyper-parameters actually used."""
+
+    def resolved(self) -> TrainArgs:
+        """Checked copy with ``DEFAULTS`` filled in."""
+        if self.env not in ENVS:
+            raise InvalidConfigError(
+                f"unknown env {self.env!r}; available: {', '.join(sorted(ENVS))}"
+            )
+        if self.league_mode not in SAMPLING_MODES:
+            raise InvalidConfigError(
+                f"league mode must be one of {SAMPLING_MODES}, got {self.league_mode!r}"
+            )
+        for name in ("steps", "n_envs", "checkpoint_every", "snapshot_every"):
+            if getattr(self, name) < 1:
+                raise InvalidConfigError(f"{name} must be positive, got {getattr(self, name)}")
+        base = DEFAULTS.get(self.env, FALLBACK)
+        hyper = {
+            key: getattr(self, key) if getattr(self, key) is not None else base[key]
+            for key in ("n_steps", "batch_size", "net_arch", "learning_rate", "ent_coef")
+        }
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values["hyper"] = hyper
+        values["out"] = Path(self.out) if self.out is not None else Path("runs") / self.env
+        return TrainArgs(**values)
+
+
+def _has(module: str) -> bool:
+    try:
+        return find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _env_config(args: TrainArgs) -> dict[str, Any]:
+    return {} if args.num_players is None else {"num_players": args.num_players}
+
+
+class _Trainer:
+    """Holds what the callback needs: the vec env, pool, output paths and counters."""
+
+    def __init__(self, args: TrainArgs, vec_env: Any, pool: LeaguePool | None) -> None:
+        self.args = args
+        self.vec_env = vec_env
+        self.pool = pool
+        self.out: Path = args.out  # type: ignore[assignment]
+        self.spec = EnvSpec(args.env, _env_config(args))
+        self.scaler = vec_env.envs[0].scaler
+        self.opponents = list(args.opponent or [])
+
+    def env_fn(self) -> Any:
+        return make(self.args.env, **_env_config(self.args))
+
+    # --- checkpoints ---------------------------------------------------------------------
+    def rng_state(self) -> dict[str, Any]:
+        state = capture_rng_state(None)
+        state["envs"] = [env.np_random.bit_generator.state for env in self.vec_env.envs]
+        return state
+
+    def restore_rng(self, state: dict[str, Any] | None) -> None:
+        if not state:
+            return
+        restore_rng_state(state)
+        for env, env_state in zip(self.vec_env.envs, state.get("envs") or [], strict=False):
+            generator = np.random.default_rng()
+            generator.bit_generator.state = env_state
+            env.np_random = generator
+
+    def pool_specs(self) -> list[str]:
+        return self.pool.entries if self.pool is not None else self.opponents
+
+    def save(self, model: Any, step: int) -> Path:
+        rng = self.rng_state()
+        path = save_checkpoint(
+            self.out / "checkpoints" / f"step_{step}",
+            model, self.spec, self.scaler, step, rng, self.pool_specs(),
+        )  # fmt: skip
+        save_checkpoint(
+            self.out / "latest", model, self.spec, self.scaler, step, rng, self.pool_specs()
+        )
+        return path
+
+    def snapshot(self, model: Any, step: int) -> None:
+        assert self.pool is not None
+        path = self.out / "snapshots" / f"step_{step}"
+        if not is_checkpoint(path):  # one left by a killed run stays as it was
+            save_checkpoint(path, model, self.spec, self.scaler, step)
+        self.pool.add_snapshot(path)
+
+    # --- evaluation ----------------------------------------------------------------------
+    def evaluate(self, model: Any, step: int, games: int, final: bool = False) -> dict[str, Any]:
+        agent = MaskablePolicyAgent(model, self.scaler)
+        seed = self.args.seed + 1_000_000 + step  # games never seen in training
+        row: dict[str, Any] = {"step": step, "final": final, "time": time.time()}
+        for name in ("random", "heuristic"):
+            result = evaluate(self.env_fn, agent, name, games, seed)
+            row[f"win_rate_{name}"] = result.win_rate
+            row[f"mean_reward_{name}"] = result.mean_reward
+            row[f"loss_rate_{name}"] = result.losses / max(result.games, 1)
+            row[f"summary_{name}"] = result.summary()
+        if self.pool is not None and not final:
+            rates = {}
+            for snapshot in self.pool.snapshots:
+                result = evaluate(self.env_fn, agent, snapshot, self.args.league_eval_games, seed)
+                loss_rate = result.losses / max(result.games, 1)
+                self.pool.record_result(snapshot, loss_rate)
+                rates[snapshot] = loss_rate
+            for name in self.pool.baselines:
+                if f"loss_rate_{name}" in row:
+                    self.pool.record_result(name, row[f"loss_rate_{name}"])
+            row["league_loss_rates"] = rates
+            if self.args.rate_games > 0 and len(self.pool.entries) >= 2:
+                from .tournament import run_tournament
+
+                ratings = run_tournament(
+                    self.args.env,
+                    self.pool.entries,
+                    self.args.rate_games,
+                    config=_env_config(self.args),
+                    seed=self.args.seed,
+                ).ratings
+                row["league_ratings"] = {spec: list(r) for spec, r in ratings.items()}
+        with open(self.out / "eval.jsonl", "a") as handle:
+            handle.write(json.dumps(row) + "\n")
+        return row
+
+
+def _callback(trainer: _Trainer, start_step: int, total: int) -> Any:
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    args = trainer.args
+
+    class TrainCallback(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.next_ckpt = (start_step // args.checkpoint_every + 1) * args.checkpoint_every
+            self.next_eval = (
+                (start_step // args.eval_every + 1) * args.eval_every if args.eval_every else None
+            )
+            self.next_snap = (start_step // args.snapshot_every + 1) * args.snapshot_every
+            self.last_print = 0.0
+            self.started = time.perf_counter()
+
+        def _on_step(self) -> bool:
+            step = int(self.num_timesteps)
+            if trainer.pool is not None and step >= self.next_snap:
+                trainer.snapshot(self.model, step)
+                self.next_snap = (step // args.snapshot_every + 1) * args.snapshot_every
+            if self.next_eval is not None and step >= self.next_eval:
+                row = trainer.evaluate(self.model, step, args.eval_games)
+                self.logger.record("eval/win_rate_random", row["win_rate_random"])
+                self.logger.record("eval/win_rate_heuristic", row["win_rate_heuristic"])
+                self.next_eval = (step // args.eval_every + 1) * args.eval_every
+            if step >= self.next_ckpt:
+                trainer.save(self.model, step)
+                self.next_ckpt = (step // args.checkpoint_every + 1) * args.checkpoint_every
+            if args.progress and time.perf_counter() - self.last_print > 1.0:
+                self.last_print = time.perf_counter()
+                rate = (step - start_step) / max(self.last_print - self.started, 1e-9)
+                print(f"\r{args.env}: step {step}/{total} ({rate:.0f}/s)", end="", file=sys.stderr)
+            return True
+
+    return TrainCallback()
+
+
+def resume_point(out: Path) -> Path:
+    """The newest complete checkpoint of a run: ``out/latest``, or a ``checkpoints/step_N``
+    written after it when a kill came between the two saves (``step_N`` is written first)."""
+    best, best_step = out / "latest", -1
+    candidates = [out / "latest", *sorted((out / "checkpoints").glob("step_*"))]
+    for path in candidates:
+        try:
+            step = int(read_meta(path)["step"])
+        except (InvalidConfigError, TypeError, ValueError):
+            continue
+        if step > best_step:
+            best, best_step = path, step
+    return best
+
+
+def train(args: TrainArgs) -> Path:
+    """Train as ``args`` says; returns the final checkpoint's path."""
+    try:
+        import torch
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.logger import configure
+        from stable_baselines3.common.vec_env import DummyVecEnv
+    except ImportError as missing:
+        raise SystemExit(
+            f"training needs the 'train' extra ({missing.name} is missing): "
+            "pip install 'cardarena[train]'"
+        ) from missing
+    args = args.resolved()
+    out: Path = args.out  # type: ignore[assignment]
+    latest = resume_point(out)
+    checkpoint = (
+        load_checkpoint(latest, expect_env=EnvSpec(args.env, _env_config(args)))
+        if args.resume
+        else None
+    )
+    if not args.resume and is_checkpoint(out / "latest"):
+        raise InvalidConfigError(f"{out} already holds a run; pass --resume or another --out")
+    out.mkdir(parents=True, exist_ok=True)
+
+    # Seeding: torch for the network, numpy for SB3 internals, the vec env's seeds for deals,
+    # seats and opponents (the bridge's own generators). A resume restores all of them.
+    torch.manual_seed(args.seed)
+    np.random.seed(args.seed)
+    torch.set_num_threads(args.torch_threads)
+
+    pool: LeaguePool | None = None
+    baselines = args.opponent or (["random", "heuristic"] if args.selfplay else ["random"])
+    if args.selfplay:
+        snapshots: list[str] = []
+        if checkpoint is not None:
+            snapshots = [s for s in checkpoint.opponents if s not in baselines]
+        pool = LeaguePool(baselines, snapshots, args.league_mode, max_snapshots=args.max_snapshots)
+    opponent: Any = pool if pool is not None else list(baselines)
+    config = _env_config(args)
+    vec_env = DummyVecEnv(
+        [lambda: SingleAgentEnv(args.env, opponent=opponent, env_config=config)] * args.n_envs
+    )
+    args.opponent = list(baselines)
+    trainer = _Trainer(args, vec_env, pool)
+    hyper = args.hyper
+    if checkpoint is None:
+        model = MaskablePPO(
+            "MlpPolicy",
+            vec_env,
+            n_steps=hyper["n_steps"],
+            batch_size=hyper["batch_size"],
+            n_epochs=args.n_epochs,
+            learning_rate=hyper["learning_rate"],
+            gamma=args.gamma,
+            ent_coef=hyper["ent_coef"],
+            policy_kwargs={"net_arch": list(hyper["net_arch"])},
+            seed=args.seed,
+            device="cpu",
+            verbose=0,
+        )
+        start_step = 0
+        (out / "args.json").write_text(json.dumps(asdict(args), default=str, indent=2))
+    else:
+        model = MaskablePPO.load(latest / "model.zip", env=vec_env, device="cpu")
+        model.num_timesteps = start_step = checkpoint.step
+        trainer.restore_rng(checkpoint.rng_state)
+    formats = ["csv"] + (["tensorboard"] if _has("tensorboard") else [])
+    model.set_logger(configure(str(out / "logs" / f"run_{start_step}"), formats))
+
+    remaining = max(args.steps - start_step, 0)
+    started = time.perf_counter()
+    if remaining:
+        model.learn(
+            total_timesteps=remaining,
+            callback=_callback(trainer, start_step, args.steps),
+            reset_num_timesteps=checkpoint is None,
+            progress_bar=args.progress and _has("tqdm") and _has("rich"),
+        )
+    seconds = time.perf_counter() - started
+    if args.progress:
+        print(file=sys.stderr)
+    step = int(model.num_timesteps)
+    done_before = checkpoint is not None and step == checkpoint.step
+    final = latest if done_before else trainer.save(model, step)  # never rewrite a saved step
+    row = trainer.evaluate(model, step, args.final_eval_games, final=True)
+    print(
+        f"{args.env}: trained to step {step} ({step - start_step} steps in {seconds:.0f} s, "
+        f"{(step - start_step) / max(seconds, 1e-9):.0f}/s); checkpoint {final}"
+    )
+    print(f"final evaluation vs random:    {row['summary_random']}")
+    print(f"final evaluation vs heuristic: {row['summary_heuristic']}")
+    vec_env.close()
+    return final
+
+
+def add_arguments(parser: Any) -> None:
+    """The ``cardarena train`` flags, one per ``TrainArgs`` field."""
+    defaults = TrainArgs()
+    parser.add_argument("env", help="env name, e.g. promise_war_v0 (see `cardarena list`)")
+    docs = _field_docs()
+    for f in fields(TrainArgs):
+        if f.name in ("env", "hyper"):
+            continue
+        flag = "--" + f.name.replace("_", "-")
+        default = getattr(defaults, f.name)
+        doc = docs.get(f.name, "")
+        if f.name in ("n_steps", "batch_size", "net_arch", "learning_rate", "ent_coef"):
+            doc += " Defaults: " + ", ".join(f"{e} {v[f.name]}" for e, v in DEFAULTS.items())
+        if f.name == "progress":
+            parser.add_argument("--no-progress", dest="progress", action="store_false", help=doc)
+        elif isinstance(default, bool):
+            parser.add_argument(flag, action="store_true", help=doc)
+        elif f.name == "opponent":
+            parser.add_argument(flag, action="append", metavar="SPEC", help=doc + " Repeatable.")
+        elif f.name == "net_arch":
+            parser.add_argument(flag, type=int, nargs="+", metavar="UNITS", help=doc)
+        elif f.name == "out":
+            parser.add_argument(flag, type=Path, metavar="DIR", help=doc)
+        elif f.name == "league_mode":
+            parser.add_argument(flag, choices=SAMPLING_MODES, default=default, help=doc)
+        else:
+            kind = float if f.name in ("learning_rate", "ent_coef", "gamma") else int
+            parser.add_argument(flag, type=kind, default=default, help=doc)
+    parser.epilog = (
+        "Writes out/checkpoints/step_N, out/latest, out/eval.jsonl and "
+        "out/logs/run_*/progress.csv; "
+        "TensorBoard logs too when the tensorboard package is installed "
+        f"({'installed' if _has('tensorboard') else 'not installed'} here)."
+    )
+
+
+def args_from_namespace(ns: Any) -> TrainArgs:
+    return TrainArgs(
+        **{f.name: getattr(ns, f.name) for f in fields(TrainArgs) if hasattr(ns, f.name)}
+    )
+
+
+def _field_docs() -> dict[str, str]:
+    """Each field's docstring, read from this module's source."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(TrainArgs))
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    docs: dict[str, str] = {}
+    for node, following in itertools.pairwise(body):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(following, ast.Expr)
+            and isinstance(following.value, ast.Constant)
+        ):
+            docs[node.target.id] = " ".join(str(following.value.value).split())
+    return docs
+
+
+__all__ = ["DEFAULTS", "TrainArgs", "add_arguments", "args_from_namespace", "train"]
