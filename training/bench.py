@@ -11,7 +11,17 @@ For our envs a second column gives the pure rules rate: the rules state alone
 (``legal_action_mask`` + ``apply_action``, no observation), i.e. what the env layer costs on
 top of the game.
 
-    cardarena bench [--seconds 2] [--rounds 5] [--env NAME ...]
+With ``--learn`` it measures training instead: MaskablePPO ``learn()`` steps per second in the
+geometry ``cardarena train`` uses (``n_envs`` in-process envs in a DummyVecEnv, the game's
+``DEFAULTS`` for ``n_steps``/``batch_size``/``net_arch``, random opponents, one torch thread),
+with tictactoe_v3 through the same ``SingleAgentEnv`` bridge and promise_war's defaults. Each
+round runs ``learn(K)`` with K (whole rollouts) chosen from a warm-up rollout so a round lasts
+about ``--seconds``. The env share is the time spent in the vec env's ``reset``/``step_wait``
+(the envs' ``step`` including the opponents' moves, observation scaling and auto-resets) over
+the whole ``learn()`` time; the rest is the policy forward passes in ``collect_rollouts`` and
+the gradient updates in ``train``.
+
+    cardarena bench [--seconds 2] [--rounds 5] [--env NAME ...] [--learn]
     python bench/throughput.py ...   (the same)
 """
 
@@ -102,6 +112,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seconds", type=float, default=2.0, help="per env per round")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds")
     parser.add_argument("--env", nargs="*", default=sorted(ENVS), help="our envs to measure")
+    parser.add_argument(
+        "--learn",
+        action="store_true",
+        help="MaskablePPO learn() steps/s in cardarena train's geometry (needs the train extra)",
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -111,7 +126,11 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    """Measure and print the table for parsed ``args`` (``--seconds``, ``--rounds``, ``--env``)."""
+    """Measure and print the table for parsed ``args`` (``--seconds``, ``--rounds``, ``--env``,
+    ``--learn``)."""
+    if getattr(args, "learn", False):
+        run_learn(args)
+        return
 
     candidates: dict[str, Callable[[int], Callable[[int], int]]] = {}
     for name in (REFERENCE, "connect_four_v3"):
@@ -135,6 +154,113 @@ def run(args: argparse.Namespace) -> None:
     print(
         f"({args.rounds} interleaved rounds of {args.seconds:g} s each; wrapped env() through "
         "the AEC API, or the rules state alone; random legal actions; dead steps not counted)"
+    )
+
+
+class _LearnBench:
+    """One game's MaskablePPO in ``cardarena train``'s geometry, with its vec env timed."""
+
+    def __init__(self, name: str, env_fn: Callable[[], Any], n_envs: int, seed: int) -> None:
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.vec_env import DummyVecEnv
+
+        from .single_agent import SingleAgentEnv
+        from .train import DEFAULTS, FALLBACK, TrainArgs
+
+        defaults = TrainArgs()
+        hyper = DEFAULTS.get(name, FALLBACK)
+        bench = self
+
+        class TimedVecEnv(DummyVecEnv):
+            def reset(self) -> Any:
+                started = time.perf_counter()
+                try:
+                    return super().reset()
+                finally:
+                    bench.env_seconds += time.perf_counter() - started
+
+            def step_wait(self) -> Any:
+                started = time.perf_counter()
+                try:
+                    return super().step_wait()
+                finally:
+                    bench.env_seconds += time.perf_counter() - started
+
+        self.env_seconds = 0.0
+        self.vec_env = TimedVecEnv([lambda: SingleAgentEnv(env_fn(), opponent="random")] * n_envs)
+        self.vec_env.seed(seed)
+        self.model = MaskablePPO(
+            "MlpPolicy",
+            self.vec_env,
+            n_steps=hyper["n_steps"],
+            batch_size=hyper["batch_size"],
+            n_epochs=defaults.n_epochs,
+            learning_rate=hyper["learning_rate"],
+            gamma=defaults.gamma,
+            ent_coef=hyper["ent_coef"],
+            policy_kwargs={"net_arch": list(hyper["net_arch"])},
+            seed=seed,
+            device="cpu",
+            verbose=0,
+        )
+        self.rollout = hyper["n_steps"] * n_envs
+        self.steps = self.rollout
+
+    def learn(self, steps: int) -> tuple[float, float]:
+        """``learn(steps)``; (steps per second, share of the time spent in the env)."""
+        before, self.env_seconds = self.model.num_timesteps, 0.0
+        started = time.perf_counter()
+        self.model.learn(steps, reset_num_timesteps=False)
+        elapsed = time.perf_counter() - started
+        return (self.model.num_timesteps - before) / elapsed, self.env_seconds / elapsed
+
+    def calibrate(self, seconds: float) -> None:
+        """One warm-up rollout; then whole rollouts lasting about ``seconds`` per round."""
+        rate, _ = self.learn(self.rollout)
+        self.steps = self.rollout * max(1, round(rate * seconds / self.rollout))
+
+
+def run_learn(args: argparse.Namespace) -> None:
+    """``--learn``: median MaskablePPO ``learn()`` steps/s per game beside tictactoe_v3."""
+    try:
+        import torch
+    except ImportError as missing:
+        raise SystemExit(
+            f"bench --learn needs the 'train' extra ({missing.name} is missing): "
+            "pip install 'cardarena[train]'"
+        ) from missing
+    from .train import TrainArgs
+
+    torch.set_num_threads(TrainArgs().torch_threads)
+    torch.manual_seed(0)
+    n_envs = TrainArgs().n_envs
+    factories: dict[str, Callable[[], Any]] = {REFERENCE: pettingzoo_classic(REFERENCE)}
+    for name in args.env:
+        factories[name] = partial(make, name)
+    benches = {name: _LearnBench(name, fn, n_envs, seed=0) for name, fn in factories.items()}
+    for bench in benches.values():
+        bench.calibrate(args.seconds)
+    rates: dict[str, list[float]] = {name: [] for name in benches}
+    shares: dict[str, list[float]] = {name: [] for name in benches}
+    for _round in range(args.rounds):
+        for name, bench in benches.items():
+            rate, share = bench.learn(bench.steps)
+            rates[name].append(rate)
+            shares[name].append(share)
+
+    reference = statistics.median(rates[REFERENCE])
+    print(
+        f"{'env':<16} {'learn steps/s':>13} {'min':>7} {'max':>7} "
+        f"{'x ' + REFERENCE:>16} {'env share':>10}"
+    )
+    for name, samples in rates.items():
+        median = statistics.median(samples)
+        print(f"{name:<16} {median:>13,.0f} {min(samples):>7,.0f} {max(samples):>7,.0f} "
+              f"{median / reference:>16.2f} {statistics.median(shares[name]):>10.0%}")  # fmt: skip
+    print(
+        f"({args.rounds} interleaved rounds of ~{args.seconds:g} s each; MaskablePPO learn() "
+        f"with {n_envs} DummyVecEnv envs, the game's DEFAULTS (tictactoe: promise_war's), random "
+        "opponents, 1 torch thread; env share = time in the vec env's reset/step_wait)"
     )
 
 

@@ -5,7 +5,7 @@ tournament, replay a recorded game, measure speed.
     cardarena play ENV --vs AGENT [--seat SEAT] [--seed S] [--record FILE] [--config K=V ...]
     cardarena eval ENV AGENT AGENT ... [--games N] [--jobs J] [--out DIR] [--seed S]
     cardarena replay FILE [--game K] [--step]
-    cardarena bench [--seconds S] [--rounds R] [--env ENV ...]
+    cardarena bench [--seconds S] [--rounds R] [--env ENV ...] [--learn]
     cardarena train ENV [--steps N] [--opponent SPEC] [--selfplay] [--out DIR] [--seed S]
         [--resume] [--n-envs K] ...
 
