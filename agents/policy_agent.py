@@ -7,6 +7,7 @@ so a model plays the same game it learned.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,10 @@ class MaskablePolicyAgent:
         return int(np.asarray(action).reshape(()))
 
 
+#: Policies loaded in this process, by file, file version, env and determinism.
+_LOADED: dict[tuple[Any, ...], MaskablePolicyAgent] = {}
+
+
 class _LoadedPolicyAgent(BaseAgent):
     """A policy loaded from disk on the first ``start_game`` (when the env is known) and kept
     while the env stays the same; subclasses say how to load it (``_load``)."""
@@ -61,8 +66,25 @@ class _LoadedPolicyAgent(BaseAgent):
     def start_game(self, seat: str, env_spec: EnvSpec) -> None:
         super().start_game(seat, env_spec)
         if self._policy is None or self._for != env_spec:
-            self._policy = self._load(env_spec)
+            self._policy = self._cached_load(env_spec)
             self._for = env_spec
+
+    def _cached_load(self, env_spec: EnvSpec) -> MaskablePolicyAgent:
+        """Load once per process per file version and env: tournaments build fresh agents
+        for every chunk of games and every seat, and loading a model costs far more than a
+        game. The policy is read-only in play, so instances may share it."""
+        key = (
+            type(self).__name__,
+            str(self.path.resolve()),
+            self.path.stat().st_mtime_ns,
+            env_spec.name,
+            json.dumps(env_spec.config, sort_keys=True, default=str),
+            self.deterministic,
+        )
+        policy = _LOADED.get(key)
+        if policy is None:
+            policy = _LOADED[key] = self._load(env_spec)
+        return policy
 
     def act(self, observation: Observation) -> int:
         if self._policy is None:

@@ -239,6 +239,7 @@ def test_end_of_game_infos_rewards_and_metadata(name, config):
 
 @pytest.mark.parametrize(("name", "config"), CASES)
 def test_an_illegal_action_through_env_terminates_and_names_the_offender(name, config, caplog):
+    """C-7: env() ends the game on an illegal action, -1 to the offender (a termination)."""
     env = make(name, **config)
     assert isinstance(env, GameWrapper)
     env.reset(seed=0)
@@ -269,6 +270,7 @@ def test_an_illegal_action_through_env_terminates_and_names_the_offender(name, c
 
 @pytest.mark.parametrize(("name", "config"), CASES)
 def test_raw_env_raises_on_bad_actions_and_changes_nothing(name, config):
+    """C-7: raw_env raises IllegalActionError naming the action; nothing changes."""
     raw = make_raw(name, **config)
     raw.reset(seed=0)
     agent = raw.agent_selection

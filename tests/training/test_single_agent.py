@@ -572,3 +572,33 @@ def test_gymnasium_and_sb3_env_checkers_pass_for_every_env(name):
     import gymnasium
 
     gym_check(gymnasium.make(gym_id(name)).unwrapped, skip_render_check=True)
+
+
+def test_saved_models_load_once_per_process_however_many_agents_play_them(tmp_path):
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    from cardarena.agents import EnvSpec, make_agent, policy_agent
+
+    bridge = SingleAgentEnv("promise_war_v0", env_config={"max_power": 4})
+    bridge.reset(seed=0)
+    model = sb3_contrib.MaskablePPO("MlpPolicy", bridge, n_steps=64, batch_size=32, n_epochs=1,
+                                    seed=0, device="cpu")  # fmt: skip
+    model.save(tmp_path / "pw.zip")
+    loads = []
+    original = policy_agent.SavedModelAgent._load
+
+    def counting(self, env_spec):
+        loads.append(env_spec)
+        return original(self, env_spec)
+
+    policy_agent.SavedModelAgent._load = counting
+    try:
+        spec = EnvSpec("promise_war_v0", {"max_power": 4})
+        agents = [make_agent(str(tmp_path / "pw.zip")) for _ in range(5)]
+        for seat, agent in zip(["player_0", "player_1"] * 3, agents, strict=False):
+            agent.start_game(seat, spec)
+        assert len(loads) == 1
+        model.save(tmp_path / "pw.zip")  # a new version of the file is loaded again
+        make_agent(str(tmp_path / "pw.zip")).start_game("player_0", spec)
+        assert len(loads) == 2
+    finally:
+        policy_agent.SavedModelAgent._load = original
