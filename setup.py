@@ -20,5 +20,5 @@ for root in ROOTS:
 setup(
     packages=packages,
     package_dir=package_dir,
-    package_data={package: ["*.csv", "*.json", "py.typed"] for package in packages},
+    package_data={package: ["*.csv", "*.json", "*.npz", "py.typed"] for package in packages},
 )

@@ -18,7 +18,11 @@ from .base import (
 
 # Importing the heuristics registers the specs heuristic, oracle, noisy and memory.
 from .heuristics import HeuristicAgent
+from .numpy_policy import NumpyPolicy
 from .policy_agent import MaskablePolicyAgent
+
+# Importing it registers the spec pretrained (the shipped trained policies).
+from .pretrained import PretrainedAgent
 from .random_agent import RandomAgent
 from .specs import AGENT_SPECS, make_agent, parse_spec, register_agent
 
@@ -29,7 +33,9 @@ __all__ = [
     "EnvSpec",
     "HeuristicAgent",
     "MaskablePolicyAgent",
+    "NumpyPolicy",
     "Observation",
+    "PretrainedAgent",
     "RandomAgent",
     "env_spec_of",
     "legal_actions",

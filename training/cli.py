@@ -234,6 +234,28 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+# --- export and curves ------------------------------------------------------------------------
+def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
+    from .export import export_checkpoint
+
+    policy = export_checkpoint(args.checkpoint, args.out)
+    size = Path(args.out).stat().st_size
+    print(
+        f"{args.out}: {policy.meta['env']} policy from step {policy.meta['step']} "
+        f"({size / 1024:.0f} KB); play it as pretrained:path={args.out}",
+        file=out,
+    )
+    return 0
+
+
+def cmd_curves(args: argparse.Namespace, out: TextIO) -> int:
+    from .curves import plot_learning_curves
+
+    path = plot_learning_curves(args.runs, args.out)
+    print(f"wrote {path}", file=out)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cardarena", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -293,6 +315,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_train_arguments(training)
     training.set_defaults(run=cmd_train)
+
+    export = commands.add_parser(
+        "export", help="a checkpoint's policy as a small numpy-only file (pretrained:path=...)"
+    )
+    export.add_argument("checkpoint", type=Path, help="checkpoint folder (runs/ENV/latest ...)")
+    export.add_argument("out", type=Path, help="the .npz file to write")
+    export.set_defaults(run=cmd_export)
+
+    curves = commands.add_parser(
+        "curves", help="learning-curve PNG (win rates over steps) from train output folders"
+    )
+    curves.add_argument("runs", nargs="+", type=Path, help="cardarena train --out folders")
+    curves.add_argument("--out", type=Path, default=Path("learning_curves.png"))
+    curves.set_defaults(run=cmd_curves)
     return parser
 
 

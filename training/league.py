@@ -15,6 +15,13 @@ Sampling modes:
   learner's loss rate against the entry measured at the last evaluation
   (``record_result``); an entry never measured gets weight 1 (the maximum), so new snapshots
   are tried first.
+
+``baseline_share`` (optional) fixes the probability of drawing a baseline, whatever the
+mode: the baselines share it equally and the mode divides the rest among the snapshots (the
+baselines alone while there is none). Without it a league in ``"latest"`` mode drifts into
+beating only its own recent selves and forgets the fixed opponents (measured on Iron Man: 61%
+against the heuristic after 200k steps, 6-30% from 600k on); ``cardarena train`` keeps half
+the games against the baselines by default.
 """
 
 from __future__ import annotations
@@ -41,11 +48,17 @@ class LeaguePool:
         latest_share: float = 0.8,
         exponent: float = 1.0,
         max_snapshots: int | None = None,
+        baseline_share: float | None = None,
     ) -> None:
         if mode not in SAMPLING_MODES:
             raise InvalidConfigError(f"league mode must be one of {SAMPLING_MODES}, got {mode!r}")
         if not 0.0 <= latest_share <= 1.0:
             raise InvalidConfigError(f"latest_share must be in [0, 1], got {latest_share!r}")
+        if baseline_share is not None and not 0.0 <= baseline_share <= 1.0:
+            raise InvalidConfigError(f"baseline_share must be in [0, 1], got {baseline_share!r}")
+        if baseline_share is not None and baseline_share > 0 and not baselines:
+            raise InvalidConfigError(f"baseline_share {baseline_share} needs a baseline")
+        self.baseline_share = baseline_share
         self.baselines = [str(b) for b in baselines]
         self.snapshots: list[str] = []
         self.mode = mode
@@ -79,8 +92,18 @@ class LeaguePool:
 
     def weights(self) -> np.ndarray:
         """Sampling probabilities over ``entries`` (in that order)."""
-        entries = self.entries
-        if self.mode == "uniform" or (self.mode == "latest" and not self.snapshots):
+        share = self.baseline_share
+        if share is None or not self.snapshots or not self.baselines:
+            return self._mode_weights(self.entries)
+        snapshots = self._mode_weights(self.snapshots)
+        baselines = np.full(len(self.baselines), share / len(self.baselines))
+        return np.concatenate([baselines, (1.0 - share) * snapshots])
+
+    def _mode_weights(self, entries: list[str]) -> np.ndarray:
+        if not entries:
+            return np.zeros(0)
+        has_snapshot = bool(self.snapshots) and entries[-1] == self.snapshots[-1]
+        if self.mode == "uniform" or (self.mode == "latest" and not has_snapshot):
             weights = np.ones(len(entries))
         elif self.mode == "latest":
             weights = np.zeros(len(entries))
@@ -105,7 +128,8 @@ class LeaguePool:
 
     def __repr__(self) -> str:
         return (
-            f"LeaguePool(mode={self.mode!r}, baselines={self.baselines}, "
+            f"LeaguePool(mode={self.mode!r}, baseline_share={self.baseline_share}, "
+            f"baselines={self.baselines}, "
             f"snapshots={len(self.snapshots)})"
         )
 

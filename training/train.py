@@ -131,6 +131,9 @@ class TrainArgs:
     league_mode: str = "latest"
     """With ``--selfplay``: pool sampling, ``latest``, ``uniform`` or ``prioritised`` (by
     the learner's loss rate against each entry, measured at each evaluation)."""
+    baseline_share: float = 0.5
+    """With ``--selfplay``: share of games against the baselines (random, heuristic), the rest
+    against snapshots; a league without it forgets the fixed opponents (see ``league.py``)."""
     league_eval_games: int = 20
     """With ``--selfplay``: games against each snapshot at each evaluation (loss rates)."""
     max_snapshots: int = 20
@@ -241,6 +244,7 @@ class _Trainer:
             row[f"win_rate_{name}"] = result.win_rate
             row[f"mean_reward_{name}"] = result.mean_reward
             row[f"loss_rate_{name}"] = result.losses / max(result.games, 1)
+            row[f"games_{name}"] = result.games
             row[f"summary_{name}"] = result.summary()
         if self.pool is not None and not final:
             rates = {}
@@ -358,7 +362,13 @@ def train(args: TrainArgs) -> Path:
         snapshots: list[str] = []
         if checkpoint is not None:
             snapshots = [s for s in checkpoint.opponents if s not in baselines]
-        pool = LeaguePool(baselines, snapshots, args.league_mode, max_snapshots=args.max_snapshots)
+        pool = LeaguePool(
+            baselines,
+            snapshots,
+            args.league_mode,
+            max_snapshots=args.max_snapshots,
+            baseline_share=args.baseline_share,
+        )
     opponent: Any = pool if pool is not None else list(baselines)
     config = _env_config(args)
     vec_env = DummyVecEnv(
@@ -443,7 +453,8 @@ def add_arguments(parser: Any) -> None:
         elif f.name == "league_mode":
             parser.add_argument(flag, choices=SAMPLING_MODES, default=default, help=doc)
         else:
-            kind = float if f.name in ("learning_rate", "ent_coef", "gamma") else int
+            floats = ("learning_rate", "ent_coef", "gamma", "baseline_share")
+            kind = float if f.name in floats else int
             parser.add_argument(flag, type=kind, default=default, help=doc)
     parser.epilog = (
         "Writes out/checkpoints/step_N, out/latest, out/eval.jsonl and "

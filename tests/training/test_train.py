@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from cardarena.envs import ENVS
+from cardarena.envs.core import InvalidConfigError
 from cardarena.training.league import LeaguePool
 
 TINY = ["--n-steps", "16", "--batch-size", "64", "--n-envs", "4", "--eval-games", "4",
@@ -77,6 +78,73 @@ def test_league_max_snapshots_drops_the_oldest(tmp_path):
     for name in "abc":
         pool.add_snapshot(tmp_path / name)
     assert [Path(s).name for s in pool.snapshots] == ["b", "c"]
+
+
+def test_league_baseline_share_keeps_the_baselines_in_play(tmp_path):
+    pool = LeaguePool(["random", "heuristic"], mode="latest", baseline_share=0.5)
+    assert (
+        _counts(pool) == {"random": 2000, "heuristic": 2000}
+        or max(abs(c / 4000 - 0.5) for c in _counts(pool).values()) < 0.05
+    )  # no snapshot yet: the baselines alone
+    for name in ("a", "b"):
+        pool.add_snapshot(tmp_path / name)
+    weights = dict(zip(pool.entries, pool.weights(), strict=True))
+    older, newest = (str((tmp_path / n).resolve()) for n in "ab")
+    assert weights["random"] == weights["heuristic"] == pytest.approx(0.25)
+    # "latest" divides the other half: 0.8 to the newest, 0.2 to the older snapshot.
+    assert weights[newest] == pytest.approx(0.4) and weights[older] == pytest.approx(0.1)
+    counts = _counts(pool)
+    assert 0.45 < (counts["random"] + counts["heuristic"]) / 4000 < 0.55
+    uniform = LeaguePool(
+        ["random"], [tmp_path / "a", tmp_path / "b"], "uniform", baseline_share=0.2
+    )
+    assert list(uniform.weights()) == pytest.approx([0.2, 0.4, 0.4])
+    with pytest.raises(InvalidConfigError, match="baseline_share must be in"):
+        LeaguePool(["random"], baseline_share=1.5)
+    with pytest.raises(InvalidConfigError, match="needs a baseline"):
+        LeaguePool([], [tmp_path / "a"], baseline_share=0.5)
+
+
+# --- learning curves --------------------------------------------------------------------------
+def _write_eval(run: Path, rows: list[dict]) -> None:
+    run.mkdir(parents=True, exist_ok=True)
+    (run / "args.json").write_text(json.dumps({"env": "promise_war_v0", "eval_games": 50,
+                                               "final_eval_games": 400}))  # fmt: skip
+    (run / "eval.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+
+def test_read_curve_keeps_the_later_row_of_a_resumed_step(tmp_path):
+    from cardarena.training.curves import read_curve
+
+    row = {"win_rate_random": 0.5, "win_rate_heuristic": 0.2}
+    _write_eval(tmp_path, [{**row, "step": 20}, {**row, "step": 10},
+                           {**row, "step": 20, "win_rate_random": 0.7},
+                           {**row, "step": 30, "final": True}])  # fmt: skip
+    curve = read_curve(tmp_path)
+    assert [(r["step"], r.get("final", False)) for r in curve] == [
+        (10, False),
+        (20, False),
+        (30, True),
+    ]
+    assert curve[1]["win_rate_random"] == 0.7
+    assert curve[0]["games_random"] == 50 and curve[2]["games_random"] == 400
+    (tmp_path / "eval.jsonl").write_text('{"step": 1}\nnot json\n')
+    with pytest.raises(InvalidConfigError, match="eval.jsonl:2"):
+        read_curve(tmp_path)
+    with pytest.raises(InvalidConfigError, match="no eval.jsonl"):
+        read_curve(tmp_path / "elsewhere")
+
+
+def test_cardarena_curves_writes_a_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    rows = [{"step": s, "win_rate_random": 0.5 + s / 100, "win_rate_heuristic": s / 100}
+            for s in (10, 20, 30)]  # fmt: skip
+    _write_eval(tmp_path / "a", rows)
+    _write_eval(tmp_path / "b", rows[:2])
+    printed = _run_cli(["curves", str(tmp_path / "a"), str(tmp_path / "b"),
+                        "--out", str(tmp_path / "c.png")])  # fmt: skip
+    assert "c.png" in printed
+    assert (tmp_path / "c.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 # --- training runs ---------------------------------------------------------------------------

@@ -1,0 +1,178 @@
+"""A trained policy network as plain numpy: the format of the shipped ``pretrained`` agents.
+
+An SB3 ``MaskablePPO`` ``MlpPolicy`` acts through three parts: the observation (scaled to
+``[0, 1]`` by ``ObservationScaler``), the policy MLP (``Linear`` + activation per hidden
+layer) and the action head (``Linear`` to one logit per action). Acting greedily means the
+argmax of the logits over legal actions. That is a few matrix products, so a policy exported
+from a checkpoint (``cardarena export``) plays with numpy alone: no torch, no SB3, and a file
+of the policy weights only (no value network, no optimiser state), a few hundred KB.
+
+File format (``.npz``, read with ``allow_pickle=False``):
+
+- ``meta``: a JSON string: ``format``, ``env`` (id with version), ``config``,
+  ``observation_shape``, ``actions``, ``activation`` (``tanh`` or ``relu``) and free-form
+  provenance (training step, the command that trained it, package version).
+- ``weight_<i>``, ``bias_<i>``: the layers in order, the last one the action head;
+  ``weight_<i>`` has shape ``(outputs, inputs)`` as in torch.
+- ``scale_offset``, ``scale_factor``: the ``ObservationScaler`` used in training, checked
+  against the env's own at load time (an env whose observation bounds changed is refused).
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cardarena.envs.core import InvalidConfigError, ObservationScaler
+
+FORMAT = 1
+ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
+
+
+class NumpyPolicy:
+    """Masked greedy (or sampled) actions from an exported MLP policy."""
+
+    def __init__(
+        self,
+        layers: list[tuple[np.ndarray, np.ndarray]],
+        activation: str,
+        scaler_offset: np.ndarray,
+        scaler_factor: np.ndarray,
+        meta: Mapping[str, Any],
+    ) -> None:
+        if activation not in ACTIVATIONS:
+            raise InvalidConfigError(
+                f"unknown activation {activation!r}; supported: {sorted(ACTIVATIONS)}"
+            )
+        if not layers:
+            raise InvalidConfigError("a policy needs at least the action layer")
+        inputs = int(np.asarray(scaler_offset).size)
+        for index, (weight, bias) in enumerate(layers):
+            if weight.ndim != 2 or bias.shape != (weight.shape[0],) or weight.shape[1] != inputs:
+                raise InvalidConfigError(
+                    f"layer {index}: weight {weight.shape} and bias {bias.shape} do not "
+                    f"chain onto {inputs} inputs"
+                )
+            inputs = weight.shape[0]
+        self.layers = [
+            (np.ascontiguousarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers
+        ]
+        self.activation = activation
+        self._activate = ACTIVATIONS[activation]
+        self.offset = np.asarray(scaler_offset, np.float32)
+        self.factor = np.asarray(scaler_factor, np.float32)
+        self.meta = dict(meta)
+
+    @property
+    def actions(self) -> int:
+        return int(self.layers[-1][0].shape[0])
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        """Action logits for one raw (unscaled) observation vector."""
+        x = (np.asarray(observation, np.float32) - self.offset) * self.factor
+        for weight, bias in self.layers[:-1]:
+            x = self._activate(weight @ x + bias)
+        weight, bias = self.layers[-1]
+        return weight @ x + bias
+
+    def act(
+        self,
+        observation: np.ndarray,
+        action_mask: np.ndarray,
+        rng: np.random.Generator | None = None,
+    ) -> int:
+        """The best legal action, or one sampled from the masked softmax when ``rng`` is given."""
+        logits = np.where(np.asarray(action_mask, bool), self.logits(observation), -np.inf)
+        if not np.isfinite(logits).any():
+            raise ValueError("no legal action in this observation (all-zero action_mask)")
+        if rng is None:
+            return int(np.argmax(logits))
+        probabilities = np.exp(logits - logits.max())
+        return int(rng.choice(logits.size, p=probabilities / probabilities.sum()))
+
+    def check_env(self, observation_box: Any, actions: int, env_name: str) -> None:
+        """Refuse an env this policy was not trained for, saying what differs."""
+        scaler = ObservationScaler(observation_box)
+        if self.meta.get("env") != env_name:
+            raise InvalidConfigError(
+                f"this policy was trained for {self.meta.get('env')!r}, not {env_name!r}"
+            )
+        if scaler.offset.shape != self.offset.shape or actions != self.actions:
+            raise InvalidConfigError(
+                f"policy for observations {self.offset.shape} and {self.actions} actions, but "
+                f"{env_name} has {scaler.offset.shape} and {actions}"
+            )
+        if not (
+            np.array_equal(scaler.offset, self.offset) and np.array_equal(scaler.scale, self.factor)
+        ):
+            raise InvalidConfigError(
+                f"{env_name}'s observation bounds differ from the ones this policy was trained "
+                "with (the env changed since the export); retrain or re-export"
+            )
+
+    # --- files ---------------------------------------------------------------------------
+    def save(self, path: str | Path) -> Path:
+        """Write the ``.npz`` (compressed) described in the module docstring."""
+        path = Path(path)
+        meta = {**self.meta, "format": FORMAT, "activation": self.activation}
+        arrays: dict[str, np.ndarray] = {
+            "meta": np.array(json.dumps(meta, sort_keys=True)),
+            "scale_offset": self.offset,
+            "scale_factor": self.factor,
+        }
+        for index, (weight, bias) in enumerate(self.layers):
+            arrays[f"weight_{index}"] = weight
+            arrays[f"bias_{index}"] = bias
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(path.name + ".partial.npz")
+        np.savez_compressed(temporary, **arrays)  # type: ignore[arg-type]
+        temporary.replace(path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> NumpyPolicy:
+        """Read an exported policy; a missing, corrupt or foreign file raises
+        ``InvalidConfigError`` naming the file and the problem."""
+        path = Path(path)
+        if not path.is_file():
+            raise InvalidConfigError(f"no exported policy at {str(path)!r}")
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {key: data[key] for key in data.files}
+        except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
+            raise InvalidConfigError(
+                f"{str(path)!r} is not a readable .npz file: {error}"
+            ) from error
+        try:
+            meta = json.loads(str(arrays.pop("meta")))
+            offset, factor = arrays.pop("scale_offset"), arrays.pop("scale_factor")
+        except (KeyError, json.JSONDecodeError) as error:
+            raise InvalidConfigError(
+                f"{str(path)!r} is not an exported cardarena policy (missing or bad {error})"
+            ) from error
+        if meta.get("format") != FORMAT:
+            raise InvalidConfigError(
+                f"{str(path)!r} has policy format {meta.get('format')!r}; this cardarena "
+                f"reads format {FORMAT}"
+            )
+        weights = {k.removeprefix("weight_") for k in arrays if k.startswith("weight_")}
+        biases = {k.removeprefix("bias_") for k in arrays if k.startswith("bias_")}
+        expected = {str(index) for index in range(max(len(weights), len(biases)))}
+        if not weights or weights != expected or biases != expected:
+            missing = sorted(
+                [f"weight_{i}" for i in expected - weights]
+                + [f"bias_{i}" for i in expected - biases]
+            )
+            raise InvalidConfigError(
+                f"{str(path)!r}: layer arrays incomplete (missing {', '.join(missing) or 'all'})"
+            )
+        layers = [(arrays[f"weight_{i}"], arrays[f"bias_{i}"]) for i in range(len(expected))]
+        return cls(layers, str(meta.get("activation")), offset, factor, meta)
+
+
+__all__ = ["FORMAT", "NumpyPolicy"]
