@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +30,13 @@ import numpy as np
 
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
 
+from .base import BaseAgent, Observation, legal_actions
+
 FORMAT = 1
-ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
+ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "tanh": np.tanh,
+    "relu": lambda x: np.maximum(x, 0.0),
+}
 
 
 class NumpyPolicy:
@@ -175,4 +180,68 @@ class NumpyPolicy:
         return cls(layers, str(meta.get("activation")), offset, factor, meta)
 
 
-__all__ = ["FORMAT", "NumpyPolicy"]
+class NumpyPolicyAgent(BaseAgent):
+    """An ``Agent`` acting with a ``NumpyPolicy``: greedy, or sampled from the masked softmax
+    with the agent's own seeded generator when ``deterministic=False``."""
+
+    def __init__(
+        self, policy: NumpyPolicy | None = None, seed: int | None = None, deterministic: bool = True
+    ) -> None:
+        super().__init__(seed)
+        self.policy = policy
+        self.deterministic = deterministic
+
+    def act(self, observation: Observation) -> int:
+        if self.policy is None:
+            raise RuntimeError(f"{self!r}: call start_game(seat, env_spec) before act()")
+        legal_actions(observation)
+        return self.policy.act(
+            observation["observation"],
+            observation["action_mask"],
+            None if self.deterministic else self.rng,
+        )
+
+
+def from_sb3_policy(policy: Any, scaler: ObservationScaler, meta: Mapping[str, Any]) -> NumpyPolicy:
+    """The acting half of an SB3 ``MaskableActorCriticPolicy`` (``model.policy``) as numpy.
+
+    Supports the ``MlpPolicy`` shape: a flatten features extractor, ``mlp_extractor.policy_net``
+    made of ``Linear`` and ``Tanh``/``ReLU`` modules, and the ``action_net`` head.
+    """
+    import torch.nn as nn
+
+    layers: list[tuple[np.ndarray, np.ndarray]] = []
+    activation: str | None = None
+    for module in policy.mlp_extractor.policy_net:
+        if isinstance(module, nn.Linear):
+            layers.append(_linear(module))
+        elif isinstance(module, nn.Tanh | nn.ReLU):
+            kind = "tanh" if isinstance(module, nn.Tanh) else "relu"
+            if activation not in (None, kind):
+                raise InvalidConfigError("mixed activations cannot be exported")
+            activation = kind
+        else:
+            raise InvalidConfigError(f"cannot export a policy layer {type(module).__name__}")
+    if not isinstance(policy.features_extractor, _flatten_extractor()):
+        raise InvalidConfigError(
+            f"cannot export features extractor {type(policy.features_extractor).__name__} "
+            "(only MlpPolicy's FlattenExtractor)"
+        )
+    layers.append(_linear(policy.action_net))
+    return NumpyPolicy(layers, activation or "tanh", scaler.offset, scaler.scale, meta)
+
+
+def _linear(module: Any) -> tuple[np.ndarray, np.ndarray]:
+    return (
+        module.weight.detach().cpu().numpy().astype(np.float32),
+        module.bias.detach().cpu().numpy().astype(np.float32),
+    )
+
+
+def _flatten_extractor() -> type:
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    return FlattenExtractor
+
+
+__all__ = ["FORMAT", "NumpyPolicy", "NumpyPolicyAgent", "from_sb3_policy"]

@@ -17,6 +17,7 @@ from gymnasium import spaces
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
 
 from .base import BaseAgent, EnvSpec, Observation, legal_actions
+from .numpy_policy import NumpyPolicy, from_sb3_policy
 
 
 class MaskablePolicyAgent:
@@ -44,8 +45,20 @@ class MaskablePolicyAgent:
         return int(np.asarray(action).reshape(()))
 
 
-#: Policies loaded in this process, by file, file version, env and determinism.
-_LOADED: dict[tuple[Any, ...], MaskablePolicyAgent] = {}
+#: Policies loaded in this process, by file, file version, env and determinism: the SB3 agent
+#: and, when its network is an exportable MlpPolicy, the same network as a ``NumpyPolicy``.
+_LOADED: dict[tuple[Any, ...], tuple[MaskablePolicyAgent, NumpyPolicy | None]] = {}
+
+
+def _as_numpy(agent: MaskablePolicyAgent) -> NumpyPolicy | None:
+    """The agent's network as numpy, or None when it is not a plain MlpPolicy. One forward pass
+    of a small MLP in numpy costs a fraction of ``model.predict`` (which converts to torch and
+    back for every single observation), and league games and tournaments play loaded models
+    one decision at a time; the greedy actions are the same (tests/agents/test_pretrained.py)."""
+    try:
+        return from_sb3_policy(agent.model.policy, agent.scaler, {})
+    except (AttributeError, InvalidConfigError, ImportError, TypeError):
+        return None
 
 
 class _LoadedPolicyAgent(BaseAgent):
@@ -58,6 +71,7 @@ class _LoadedPolicyAgent(BaseAgent):
         self.spec = str(path)
         self.deterministic = deterministic
         self._policy: MaskablePolicyAgent | None = None
+        self._numpy: NumpyPolicy | None = None
         self._for: EnvSpec | None = None
 
     def _load(self, env_spec: EnvSpec) -> MaskablePolicyAgent:
@@ -66,10 +80,10 @@ class _LoadedPolicyAgent(BaseAgent):
     def start_game(self, seat: str, env_spec: EnvSpec) -> None:
         super().start_game(seat, env_spec)
         if self._policy is None or self._for != env_spec:
-            self._policy = self._cached_load(env_spec)
+            self._policy, self._numpy = self._cached_load(env_spec)
             self._for = env_spec
 
-    def _cached_load(self, env_spec: EnvSpec) -> MaskablePolicyAgent:
+    def _cached_load(self, env_spec: EnvSpec) -> tuple[MaskablePolicyAgent, NumpyPolicy | None]:
         """Load once per process per file version and env: tournaments build fresh agents
         for every chunk of games and every seat, and loading a model costs far more than a
         game. The policy is read-only in play, so instances may share it."""
@@ -81,15 +95,23 @@ class _LoadedPolicyAgent(BaseAgent):
             json.dumps(env_spec.config, sort_keys=True, default=str),
             self.deterministic,
         )
-        policy = _LOADED.get(key)
-        if policy is None:
-            policy = _LOADED[key] = self._load(env_spec)
-        return policy
+        loaded = _LOADED.get(key)
+        if loaded is None:
+            policy = self._load(env_spec)
+            loaded = _LOADED[key] = (policy, _as_numpy(policy))
+        return loaded
 
     def act(self, observation: Observation) -> int:
         if self._policy is None:
             raise RuntimeError(f"{self.spec!r}: start_game() must come before act()")
-        return self._policy.act(observation)
+        if self._numpy is None:
+            return self._policy.act(observation)
+        legal_actions(observation)
+        return self._numpy.act(
+            observation["observation"],
+            observation["action_mask"],
+            None if self.deterministic else self.rng,
+        )
 
 
 class SavedModelAgent(_LoadedPolicyAgent):

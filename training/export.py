@@ -15,53 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from cardarena.agents.numpy_policy import NumpyPolicy
-from cardarena.envs.core import InvalidConfigError, ObservationScaler
+from cardarena.agents.numpy_policy import NumpyPolicy, from_sb3_policy
 
 from .checkpoint import load_checkpoint, read_meta
 from .records import package_version
-
-
-def from_sb3_policy(policy: Any, scaler: ObservationScaler, meta: Mapping[str, Any]) -> NumpyPolicy:
-    """The acting half of an SB3 ``MaskableActorCriticPolicy`` (``model.policy``) as numpy.
-
-    Supports the ``MlpPolicy`` shape: a flatten features extractor, ``mlp_extractor.policy_net``
-    made of ``Linear`` and ``Tanh``/``ReLU`` modules, and the ``action_net`` head.
-    """
-    import torch.nn as nn
-
-    layers: list[tuple[np.ndarray, np.ndarray]] = []
-    activation: str | None = None
-    for module in policy.mlp_extractor.policy_net:
-        if isinstance(module, nn.Linear):
-            layers.append(_linear(module))
-        elif isinstance(module, nn.Tanh | nn.ReLU):
-            kind = "tanh" if isinstance(module, nn.Tanh) else "relu"
-            if activation not in (None, kind):
-                raise InvalidConfigError("mixed activations cannot be exported")
-            activation = kind
-        else:
-            raise InvalidConfigError(f"cannot export a policy layer {type(module).__name__}")
-    if not isinstance(policy.features_extractor, _flatten_extractor()):
-        raise InvalidConfigError(
-            f"cannot export features extractor {type(policy.features_extractor).__name__} "
-            "(only MlpPolicy's FlattenExtractor)"
-        )
-    layers.append(_linear(policy.action_net))
-    return NumpyPolicy(layers, activation or "tanh", scaler.offset, scaler.scale, meta)
-
-
-def _linear(module: Any) -> tuple[np.ndarray, np.ndarray]:
-    return (
-        module.weight.detach().cpu().numpy().astype(np.float32),
-        module.bias.detach().cpu().numpy().astype(np.float32),
-    )
-
-
-def _flatten_extractor() -> type:
-    from stable_baselines3.common.torch_layers import FlattenExtractor
-
-    return FlattenExtractor
 
 
 def export_checkpoint(
@@ -121,4 +78,4 @@ def check_export(
     return int(np.sum(np.asarray(actions).reshape(-1) != np.asarray(mine)))
 
 
-__all__ = ["check_export", "export_checkpoint", "from_sb3_policy"]
+__all__ = ["check_export", "export_checkpoint"]

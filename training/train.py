@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from cardarena.agents import EnvSpec, MaskablePolicyAgent
+from cardarena.agents.numpy_policy import NumpyPolicyAgent, from_sb3_policy
 from cardarena.envs import ENVS, make
 from cardarena.envs.core import InvalidConfigError
 
@@ -236,9 +237,14 @@ class _Trainer:
 
     # --- evaluation ----------------------------------------------------------------------
     def evaluate(self, model: Any, step: int, games: int, final: bool = False) -> dict[str, Any]:
-        agent = MaskablePolicyAgent(model, self.scaler)
+        agent = _evaluation_agent(model, self.scaler)
         seed = self.args.seed + 1_000_000 + step  # games never seen in training
-        row: dict[str, Any] = {"step": step, "final": final, "time": time.time()}
+        row: dict[str, Any] = {
+            "step": step,
+            "final": final,
+            "time": time.time(),
+            "cpu_seconds": time.process_time(),  # this process (a resume starts again at 0)
+        }
         for name in ("random", "heuristic"):
             result = evaluate(self.env_fn, agent, name, games, seed)
             row[f"win_rate_{name}"] = result.win_rate
@@ -271,6 +277,15 @@ class _Trainer:
         with open(self.out / "eval.jsonl", "a") as handle:
             handle.write(json.dumps(row) + "\n")
         return row
+
+
+def _evaluation_agent(model: Any, scaler: Any) -> Any:
+    """The model's current greedy policy for evaluation games: copied into numpy (same actions,
+    a fraction of ``model.predict``'s cost per decision) when it is a plain MlpPolicy."""
+    try:
+        return NumpyPolicyAgent(from_sb3_policy(model.policy, scaler, {}))
+    except InvalidConfigError:
+        return MaskablePolicyAgent(model, scaler)
 
 
 def _callback(trainer: _Trainer, start_step: int, total: int) -> Any:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from cardarena.envs.core import InvalidConfigError
 
-from ..base import BaseAgent, EnvSpec, Observation, legal_actions
-from ..numpy_policy import NumpyPolicy
+from ..base import EnvSpec
+from ..numpy_policy import NumpyPolicy, NumpyPolicyAgent
 from ..specs import register_agent
 
 HERE = Path(__file__).resolve().parent
@@ -40,7 +40,7 @@ def load_policy(path: str | Path) -> NumpyPolicy:
     return policy
 
 
-class PretrainedAgent(BaseAgent):
+class PretrainedAgent(NumpyPolicyAgent):
     """Plays an exported policy: the shipped one for the env (default) or ``path``."""
 
     spec = "pretrained"
@@ -48,12 +48,10 @@ class PretrainedAgent(BaseAgent):
     def __init__(
         self, seed: int | None = None, path: str | None = None, deterministic: bool = True
     ) -> None:
-        super().__init__(seed)
+        super().__init__(None, seed, deterministic)
         self.path = Path(path) if path is not None else None
         if self.path is not None:
             load_policy(self.path)  # a bad file fails when the agent is built, not mid-game
-        self.deterministic = deterministic
-        self.policy: NumpyPolicy | None = None
         self._checked: tuple[Path, EnvSpec] | None = None
 
     def start_game(self, seat: str, env_spec: EnvSpec) -> None:
@@ -80,16 +78,6 @@ class PretrainedAgent(BaseAgent):
         )
         self.policy = policy
         self._checked = (path, env_spec)
-
-    def act(self, observation: Observation) -> int:
-        if self.policy is None:
-            raise RuntimeError(f"{self!r}: call start_game(seat, env_spec) before act()")
-        legal_actions(observation)
-        return self.policy.act(
-            observation["observation"],
-            observation["action_mask"],
-            None if self.deterministic else self.rng,
-        )
 
 
 def _pretrained(

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Reproduce the shipped pretrained agents and the README's "Trained agents" ladder.
+#
+#   scripts/train_pretrained.sh [GAME...]      (default: all four; needs `make .venv/.installed-dev`)
+#
+# Each game trains by self-play (league of its own snapshots, half the games against random
+# and the heuristic) with one torch thread; the README's runs went two at a time on a 2-core
+# machine (promise_war with beast_wars, then ironman_war with cardline), each under 30 minutes.
+# Then: export the final checkpoint to agents/pretrained/<game>.npz, rate it in a tournament
+# (1000 games per pairing, fresh seeds), and plot the learning curves.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CARDARENA=${CARDARENA:-.venv/bin/cardarena}
+OUT=${OUT:-runs/ladder}
+
+declare -A STEPS=([promise_war_v0]=4000000 [beast_wars_v0]=1600000
+                  [ironman_war_v0]=3000000 [cardline_v0]=1800000)
+declare -A EVERY=([promise_war_v0]=200000 [beast_wars_v0]=100000
+                  [ironman_war_v0]=200000 [cardline_v0]=100000)
+declare -A OPPONENTS=([promise_war_v0]="heuristic random" [beast_wars_v0]="heuristic random"
+                      [ironman_war_v0]="heuristic random"
+                      [cardline_v0]="heuristic random memory oracle")
+
+games=("$@")
+[ ${#games[@]} -gt 0 ] || games=(promise_war_v0 beast_wars_v0 ironman_war_v0 cardline_v0)
+for game in "${games[@]}"; do
+    every=${EVERY[$game]}
+    "$CARDARENA" train "$game" --selfplay --steps "${STEPS[$game]}" --seed 0 \
+        --out "$OUT/$game" --eval-every "$every" --checkpoint-every "$every" \
+        --snapshot-every "$every" --eval-games 200 --no-progress
+    "$CARDARENA" export "$OUT/$game/latest" "agents/pretrained/$game.npz"
+    # shellcheck disable=SC2086
+    "$CARDARENA" eval "$game" pretrained ${OPPONENTS[$game]} --games 1000 --jobs 2 \
+        --seed 2026 --out "$OUT/$game/ladder" --quiet
+done
+"$CARDARENA" curves "$OUT"/promise_war_v0 "$OUT"/ironman_war_v0 "$OUT"/beast_wars_v0 \
+    "$OUT"/cardline_v0 --out docs/learning_curves.png
