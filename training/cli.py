@@ -236,9 +236,14 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
 
 # --- export and curves ------------------------------------------------------------------------
 def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
-    from .export import export_checkpoint
+    from .export import best_checkpoint, export_checkpoint
 
-    policy = export_checkpoint(args.checkpoint, args.out)
+    checkpoint = (
+        best_checkpoint(args.checkpoint, args.best, args.min_step) if args.best else args.checkpoint
+    )
+    if args.best:
+        print(f"best against {args.best} in training evaluations: {checkpoint}", file=out)
+    policy = export_checkpoint(checkpoint, args.out)
     size = Path(args.out).stat().st_size
     print(
         f"{args.out}: {policy.meta['env']} policy from step {policy.meta['step']} "
@@ -319,8 +324,19 @@ def build_parser() -> argparse.ArgumentParser:
     export = commands.add_parser(
         "export", help="a checkpoint's policy as a small numpy-only file (pretrained:path=...)"
     )
-    export.add_argument("checkpoint", type=Path, help="checkpoint folder (runs/ENV/latest ...)")
+    export.add_argument(
+        "checkpoint", type=Path, help="checkpoint folder (runs/ENV/latest), or a run with --best"
+    )
     export.add_argument("out", type=Path, help="the .npz file to write")
+    export.add_argument(
+        "--best",
+        metavar="OPPONENT",
+        help="CHECKPOINT is a `cardarena train --out` folder: export the checkpoint whose "
+        "periodic evaluation against OPPONENT (random or heuristic) was best",
+    )
+    export.add_argument(
+        "--min-step", type=int, default=0, help="with --best: only checkpoints from this step on"
+    )
     export.set_defaults(run=cmd_export)
 
     curves = commands.add_parser(

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from cardarena.agents.numpy_policy import NumpyPolicy, from_sb3_policy
+from cardarena.envs.core import InvalidConfigError
 
 from .checkpoint import load_checkpoint, read_meta
 from .records import package_version
@@ -51,6 +52,34 @@ def export_checkpoint(
     return policy
 
 
+def best_checkpoint(run: str | Path, opponent: str = "heuristic", min_step: int = 0) -> Path:
+    """The checkpoint of a ``cardarena train`` run whose periodic evaluation scored the best
+    win rate against ``opponent`` (the later one on a tie), like SB3's ``EvalCallback`` keeping
+    its best model; only checkpoints at ``min_step`` or later (e.g. to require some self-play
+    after the league's first snapshot). The choice is made on the training-time evaluation
+    games, so measure the chosen agent again on fresh games (``cardarena eval``) before
+    quoting its strength."""
+    from .curves import read_curve
+
+    run = Path(run)
+    candidates = [
+        (row[f"win_rate_{opponent}"], row["step"])
+        for row in read_curve(run)
+        if not row.get("final")
+        and row["step"] >= min_step
+        and f"win_rate_{opponent}" in row
+        and (run / "checkpoints" / f"step_{row['step']}" / "meta.json").is_file()
+    ]
+    if not candidates:
+        raise InvalidConfigError(
+            f"{str(run)!r}: no periodic evaluation against {opponent!r} from step {min_step} on "
+            "with a checkpoint at the same step (train with --eval-every equal to "
+            "--checkpoint-every)"
+        )
+    _, step = max(candidates)
+    return run / "checkpoints" / f"step_{step}"
+
+
 def _run_args(checkpoint: Path) -> dict[str, Any] | None:
     """``args.json`` of the ``cardarena train`` run the checkpoint belongs to, if any."""
     for folder in (checkpoint.parent, checkpoint.parent.parent):
@@ -78,4 +107,4 @@ def check_export(
     return int(np.sum(np.asarray(actions).reshape(-1) != np.asarray(mine)))
 
 
-__all__ = ["check_export", "export_checkpoint"]
+__all__ = ["best_checkpoint", "check_export", "export_checkpoint"]

@@ -144,6 +144,23 @@ def test_cardarena_curves_writes_a_png(tmp_path):
     assert (tmp_path / "c.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_best_checkpoint_picks_the_best_evaluated_step_with_a_checkpoint(tmp_path):
+    from cardarena.training.export import best_checkpoint
+
+    rates = {10: 0.4, 20: 0.7, 30: 0.7, 40: 0.9, 50: 0.2}
+    _write_eval(tmp_path, [{"step": s, "win_rate_random": 0.9, "win_rate_heuristic": r}
+                           for s, r in rates.items()]
+                + [{"step": 60, "final": True, "win_rate_heuristic": 1.0}])  # fmt: skip
+    for step in (10, 20, 30, 50, 60):  # no checkpoint at 40
+        (tmp_path / "checkpoints" / f"step_{step}").mkdir(parents=True)
+        (tmp_path / "checkpoints" / f"step_{step}" / "meta.json").write_text("{}")
+    assert best_checkpoint(tmp_path).name == "step_30"  # tie with 20: the later one
+    assert best_checkpoint(tmp_path, min_step=31).name == "step_50"
+    assert best_checkpoint(tmp_path, "random").name == "step_50"
+    with pytest.raises(InvalidConfigError, match="from step 70 on"):
+        best_checkpoint(tmp_path, min_step=70)
+
+
 # --- training runs ---------------------------------------------------------------------------
 @pytest.mark.parametrize("env", sorted(ENVS))
 def test_train_smoke_every_env(env, tmp_path):
