@@ -4,9 +4,9 @@
 #   scripts/train_pretrained.sh [GAME...]      (default: all four; needs `make .venv/.installed-dev`)
 #
 # Each game trains by self-play (league of its own snapshots, half the games against random
-# and the heuristic) with one torch thread; the README's runs went two at a time on a 2-core
-# machine (promise_war with beast_wars, then ironman_war with cardline), each under 30 minutes.
-# Then: export the final checkpoint to agents/pretrained/<game>.npz, rate it in a tournament
+# and the heuristic) in one process with one torch thread: under 30 minutes of CPU time each
+# (the README lists each run's CPU and wall time; its four runs shared the 2-core machine).
+# Then: export the best checkpoint to agents/pretrained/<game>.npz, rate it in a tournament
 # (1000 games per pairing, fresh seeds), and plot the learning curves.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +28,10 @@ for game in "${games[@]}"; do
     "$CARDARENA" train "$game" --selfplay --steps "${STEPS[$game]}" --seed 0 \
         --out "$OUT/$game" --eval-every "$every" --checkpoint-every "$every" \
         --snapshot-every "$every" --eval-games 200 --no-progress
-    "$CARDARENA" export "$OUT/$game/latest" "agents/pretrained/$game.npz"
+    # The checkpoint with the best training-time evaluation against the heuristic, after at
+    # least one snapshot interval of self-play; the ladder below measures it on fresh games.
+    "$CARDARENA" export "$OUT/$game" "agents/pretrained/$game.npz" --best heuristic \
+        --min-step $((2 * every))
     # shellcheck disable=SC2086
     "$CARDARENA" eval "$game" pretrained ${OPPONENTS[$game]} --games 1000 --jobs 2 \
         --seed 2026 --out "$OUT/$game/ladder" --quiet
