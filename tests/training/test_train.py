@@ -92,6 +92,10 @@ def test_league_baseline_share_keeps_the_baselines_in_play(tmp_path):
     assert weights[newest] == pytest.approx(0.4) and weights[older] == pytest.approx(0.1)
     counts = _counts(pool)
     assert 0.45 < (counts["random"] + counts["heuristic"]) / 4000 < 0.55
+    pool = LeaguePool(["random", "heuristic"], [tmp_path / "a"], "prioritised", baseline_share=0.5)
+    pool.record_result("random", 0.0)  # weight 0.05
+    pool.record_result("heuristic", 0.95)  # weight 1.0
+    assert list(pool.weights()) == pytest.approx([0.5 * 0.05 / 1.05, 0.5 * 1.0 / 1.05, 0.5])
     uniform = LeaguePool(
         ["random"], [tmp_path / "a", tmp_path / "b"], "uniform", baseline_share=0.2
     )
