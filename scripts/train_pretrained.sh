@@ -17,6 +17,9 @@ declare -A STEPS=([promise_war_v0]=4000000 [beast_wars_v0]=1600000
                   [ironman_war_v0]=3000000 [cardline_v0]=1800000)
 declare -A EVERY=([promise_war_v0]=200000 [beast_wars_v0]=100000
                   [ironman_war_v0]=200000 [cardline_v0]=100000)
+# Iron Man needs the prioritised league (the default); the others ran with "latest".
+declare -A LEAGUE=([promise_war_v0]=latest [beast_wars_v0]=latest
+                   [ironman_war_v0]=prioritised [cardline_v0]=latest)
 declare -A OPPONENTS=([promise_war_v0]="heuristic random" [beast_wars_v0]="heuristic random"
                       [ironman_war_v0]="heuristic random"
                       [cardline_v0]="heuristic random memory oracle")
@@ -26,7 +29,7 @@ games=("$@")
 for game in "${games[@]}"; do
     every=${EVERY[$game]}
     "$CARDARENA" train "$game" --selfplay --steps "${STEPS[$game]}" --seed 0 \
-        --out "$OUT/$game" --eval-every "$every" --checkpoint-every "$every" \
+        --out "$OUT/$game" --league-mode "${LEAGUE[$game]}" --eval-every "$every" --checkpoint-every "$every" \
         --snapshot-every "$every" --eval-games 200 --no-progress
     # The checkpoint with the best training-time evaluation against the heuristic, after at
     # least one snapshot interval of self-play; the ladder below measures it on fresh games.
@@ -38,3 +41,6 @@ for game in "${games[@]}"; do
 done
 "$CARDARENA" curves "$OUT"/promise_war_v0 "$OUT"/ironman_war_v0 "$OUT"/beast_wars_v0 \
     "$OUT"/cardline_v0 --out docs/learning_curves.png
+# The README's extra panel: Iron Man with the "latest" league, which forgets the heuristic.
+#   cardarena train ironman_war_v0 --selfplay --league-mode latest --steps 3000000 --seed 0 \
+#       --out runs/ladder/ironman_war_v0_latest (other flags as above)

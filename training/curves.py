@@ -55,7 +55,8 @@ def _eval_games(run: Path) -> tuple[int, int]:
 def plot_learning_curves(
     runs: Sequence[str | Path], out: str | Path, title: str | None = None
 ) -> Path:
-    """One panel per run: win rate (draw = ½) against each baseline over training steps."""
+    """One panel per run: win rate (wins / games, as the training evaluations count it)
+    against each baseline over training steps."""
     try:
         from matplotlib.figure import Figure
     except ImportError as error:
@@ -85,7 +86,7 @@ def plot_learning_curves(
         axes.axhline(0.5, color="0.5", linewidth=0.8, linestyle="--")
         axes.set_ylim(0.0, 1.0)
         axes.set_xlabel("training steps (learner decisions)")
-        axes.set_ylabel("win rate (draw = ½)")
+        axes.set_ylabel("win rate (wins / games)")
         axes.set_title(_run_name(run, curve))
         axes.legend(loc="lower right")
     for axes in list(axes_grid.flat)[len(curves) :]:
@@ -99,10 +100,13 @@ def plot_learning_curves(
 
 
 def _run_name(run: Path, curve: list[dict[str, Any]]) -> str:
+    """``env`` (and the league's sampling mode for a self-play run)."""
     try:
-        return str(json.loads((run / "args.json").read_text())["env"])
+        args = json.loads((run / "args.json").read_text())
+        name = str(args["env"])
     except (OSError, KeyError, ValueError):
         return run.name
+    return f"{name}, self-play league ({args.get('league_mode')})" if args.get("selfplay") else name
 
 
 __all__ = ["plot_learning_curves", "read_curve"]

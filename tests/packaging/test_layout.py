@@ -39,6 +39,8 @@ def test_non_editable_wheel_holds_every_subpackage(tmp_path):
             relative = init.relative_to(ROOT).as_posix()
             assert f"cardarena/{relative}" in names, f"wheel misses {relative}"
     assert not any(name.startswith(("envs/", "tests/", "bench/")) for name in names)
+    shipped = sorted((ROOT / "agents" / "pretrained").glob("*.npz"))
+    assert shipped and all(f"cardarena/agents/pretrained/{p.name}" in names for p in shipped)
 
 
 def _imported_modules(path: Path) -> set[str]:
