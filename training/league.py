@@ -18,10 +18,11 @@ Sampling modes:
 
 ``baseline_share`` (optional) fixes the probability of drawing a baseline, whatever the
 mode: the baselines share it equally (``"prioritised"``: by their weights) and the mode
-divides the rest among the snapshots (the baselines alone while there is none). Without it a league in ``"latest"`` mode drifts into
-beating only its own recent selves and forgets the fixed opponents (measured on Iron Man: 61%
-against the heuristic after 200k steps, 6-30% from 600k on); ``cardarena train`` keeps half
-the games against the baselines by default.
+divides the rest among the snapshots (the baselines alone while there is none). Without it a
+league in ``"latest"`` mode drifts into beating only its own recent selves and forgets the
+fixed opponents (measured on Iron Man: 61% against the heuristic after 200k steps, 6-30% from
+600k on); ``cardarena train`` keeps half the games against the baselines by default. Even
+with that share, ``"latest"`` fell to 15-39% there, while ``"prioritised"`` held 47-64%.
 """
 
 from __future__ import annotations

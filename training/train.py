@@ -9,6 +9,7 @@ Output folder (``--out``, default ``runs/<env>``)::
       snapshots/step_<N>/     self-play snapshots (``--selfplay``), frozen league opponents
       logs/run_<start>/       SB3 logger: progress.csv, TensorBoard events if installed
       eval.jsonl              one JSON line per periodic evaluation (and the final one)
+      league.json             with ``--selfplay``: the league's last measured loss rates
 
 Every checkpoint is written atomically (``save_checkpoint``), so a run killed at any moment
 resumes from its last checkpoint; each run (and each resume) logs into its own ``logs/run_*``
@@ -264,6 +265,7 @@ class _Trainer:
                 if f"loss_rate_{name}" in row:
                     self.pool.record_result(name, row[f"loss_rate_{name}"])
             row["league_loss_rates"] = rates
+            save_loss_rates(self.out, self.pool, step)
             if self.args.rate_games > 0 and len(self.pool.entries) >= 2:
                 from .tournament import run_tournament
 
@@ -327,6 +329,30 @@ def _callback(trainer: _Trainer, start_step: int, total: int) -> Any:
     return TrainCallback()
 
 
+LEAGUE_FILE = "league.json"
+
+
+def save_loss_rates(out: Path, pool: LeaguePool, step: int) -> None:
+    """Keep the league's measured loss rates beside the checkpoints (written atomically), so a
+    resumed ``prioritised`` league samples as before the stop instead of from equal weights."""
+    temporary = out / f"{LEAGUE_FILE}.partial"
+    temporary.write_text(json.dumps({"step": step, "loss_rates": pool.loss_rates}, indent=1))
+    temporary.replace(out / LEAGUE_FILE)
+
+
+def restore_loss_rates(out: Path, pool: LeaguePool) -> None:
+    """Loss rates saved by ``save_loss_rates`` for the entries still in ``pool`` (a missing
+    or unreadable file leaves the pool as it is: the rates are measured again at the next
+    evaluation)."""
+    try:
+        saved = json.loads((out / LEAGUE_FILE).read_text())["loss_rates"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    for entry, rate in saved.items():
+        if entry in pool.entries and isinstance(rate, int | float):
+            pool.record_result(entry, float(rate))
+
+
 def resume_point(out: Path) -> Path:
     """The newest complete checkpoint of a run: ``out/latest``, or a ``checkpoints/step_N``
     written after it when a kill came between the two saves (``step_N`` is written first)."""
@@ -385,6 +411,8 @@ def train(args: TrainArgs) -> Path:
             max_snapshots=args.max_snapshots,
             baseline_share=args.baseline_share,
         )
+        if checkpoint is not None:
+            restore_loss_rates(out, pool)
     opponent: Any = pool if pool is not None else list(baselines)
     config = _env_config(args)
     vec_env = DummyVecEnv(

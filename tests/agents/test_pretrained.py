@@ -27,7 +27,7 @@ def _random_observations(env_name: str, games: int = 6) -> tuple[np.ndarray, np.
     observations, masks = [], []
     for game in range(games):
         env.reset(seed=game)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             observation, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
                 env.step(None)
@@ -98,7 +98,7 @@ def test_cli_export_names_the_file_and_how_to_play_it(tmp_path):
     assert result.games == 2
 
 
-# --- bad files and wrong envs ----------------------------------------------------------------------
+# --- bad files and wrong envs ---------------------------------------------------------------
 def test_a_policy_round_trips_through_its_file(tmp_path):
     policy = _tiny_policy()
     policy.save(tmp_path / "p.npz")
@@ -114,7 +114,7 @@ def test_bad_files_are_refused_with_the_reason(tmp_path):
     with pytest.raises(InvalidConfigError, match="no exported policy at"):
         NumpyPolicy.load(tmp_path / "missing.npz")
     (tmp_path / "junk.npz").write_bytes(b"not a zip at all")
-    with pytest.raises(InvalidConfigError, match="not a readable .npz"):
+    with pytest.raises(InvalidConfigError, match=r"not a readable \.npz"):
         NumpyPolicy.load(tmp_path / "junk.npz")
     np.savez(tmp_path / "foreign.npz", weights=np.zeros(3))
     with pytest.raises(InvalidConfigError, match="not an exported cardarena policy"):
@@ -133,9 +133,7 @@ def test_bad_files_are_refused_with_the_reason(tmp_path):
     np.savez(tmp_path / "cut.npz", **arrays)
     with pytest.raises(InvalidConfigError, match="bias_1"):
         NumpyPolicy.load(tmp_path / "cut.npz")
-    with pytest.raises(
-        InvalidConfigError, match="spec 'pretrained:path=.*missing.npz'|no exported"
-    ):
+    with pytest.raises(InvalidConfigError, match="no exported policy at"):
         make_agent(f"pretrained:path={tmp_path / 'missing.npz'}")
 
 

@@ -130,9 +130,9 @@ def test_read_curve_keeps_the_later_row_of_a_resumed_step(tmp_path):
     assert curve[1]["win_rate_random"] == 0.7
     assert curve[0]["games_random"] == 50 and curve[2]["games_random"] == 400
     (tmp_path / "eval.jsonl").write_text('{"step": 1}\nnot json\n')
-    with pytest.raises(InvalidConfigError, match="eval.jsonl:2"):
+    with pytest.raises(InvalidConfigError, match=r"eval\.jsonl:2"):
         read_curve(tmp_path)
-    with pytest.raises(InvalidConfigError, match="no eval.jsonl"):
+    with pytest.raises(InvalidConfigError, match=r"no eval\.jsonl"):
         read_curve(tmp_path / "elsewhere")
 
 
@@ -222,6 +222,21 @@ def test_selfplay_adds_snapshots_and_samples_them(tmp_path, monkeypatch):
     assert set(drawn) & set(snapshots), "no snapshot was ever drawn as an opponent"
     rows = [json.loads(line) for line in (tmp_path / "eval.jsonl").read_text().splitlines()]
     assert any(row.get("league_loss_rates") for row in rows)
+    # The measured loss rates survive a resume (a prioritised league samples as before).
+    saved = json.loads((tmp_path / "league.json").read_text())["loss_rates"]
+    assert {"random", "heuristic"} <= set(saved)
+    restored: dict[str, float] = {}
+    original_record = league.LeaguePool.record_result
+
+    def record(self, entry, loss_rate):
+        restored.setdefault(entry, loss_rate)  # the first value recorded after the resume
+        original_record(self, entry, loss_rate)
+
+    monkeypatch.setattr(league.LeaguePool, "record_result", record)
+    _run_cli(["train", "promise_war_v0", "--steps", "320", "--out", str(tmp_path), "--selfplay",
+              "--resume", "--snapshot-every", "64", "--eval-every", "0", *TINY])  # fmt: skip
+    assert all(restored[entry] == rate for entry, rate in saved.items() if entry in restored)
+    assert restored["heuristic"] == saved["heuristic"]
 
 
 def _latest_step(out: Path) -> int:
