@@ -1,4 +1,4 @@
-"""promise_war_v0: War! for Promise TCG decks, 2 to 6 players (docs: ``promise_war.env``)."""
+"""promise_war_v0: War! for Promise TCG decks, 2 to 8 players (docs: ``promise_war.env``)."""
 
 from .promise_war import env as _module
 from .promise_war.env import env, raw_env
