@@ -182,12 +182,18 @@ def test_private_names_are_found():
 
 
 # --- executed --------------------------------------------------------------------------------
+def run_checked(name: str, tmp_path: Path) -> tuple[Any, str]:
+    """Execute ``name``, check its kernel and its committed form; the notebook and the text
+    of all its outputs."""
+    notebook = execute(name, tmp_path)
+    check_kernel(notebook)
+    check_clean(name, notebook)
+    return notebook, text_of([out for cell in notebook.cells for out in cell.get("outputs", [])])
+
+
 @pytest.mark.slow
 def test_01_quickstart(tmp_path):
-    notebook = execute("01_quickstart.ipynb", tmp_path)
-    check_kernel(notebook)
-    check_clean("01_quickstart.ipynb", notebook)
-    shown = text_of([output for cell in notebook.cells for output in cell.get("outputs", [])])
+    _notebook, shown = run_checked("01_quickstart.ipynb", tmp_path)
     for env_name in ENVS:
         assert f"{env_name}:" in shown, f"no random game of {env_name}"
         assert re.search(rf"{env_name}\s+heuristic vs random: 100 games", shown), env_name
@@ -199,10 +205,7 @@ def test_01_quickstart(tmp_path):
 
 @pytest.mark.slow
 def test_02_train_and_evaluate(tmp_path):
-    notebook = execute("02_train_and_evaluate.ipynb", tmp_path)
-    check_kernel(notebook)
-    check_clean("02_train_and_evaluate.ipynb", notebook)
-    shown = text_of([output for cell in notebook.cells for output in cell.get("outputs", [])])
+    notebook, shown = run_checked("02_train_and_evaluate.ipynb", tmp_path)
     assert "promise_war_v0: trained to step 20480" in shown
     assert "| rank | agent | rating (Elo) | ± s.e. |" in shown  # the rating table
     assert "| agent | opponent | W | D | L | n | win rate | 95% interval |" in shown
@@ -217,10 +220,7 @@ def test_02_train_and_evaluate(tmp_path):
 
 @pytest.mark.slow
 def test_03_custom_rules(tmp_path):
-    notebook = execute("03_custom_rules.ipynb", tmp_path)
-    check_kernel(notebook)
-    check_clean("03_custom_rules.ipynb", notebook)
-    shown = text_of([output for cell in notebook.cells for output in cell.get("outputs", [])])
+    _notebook, shown = run_checked("03_custom_rules.ipynb", tmp_path)
     assert "inventions.csv, year" in shown  # Cardline on the deck written by the notebook
     assert re.search(r"oracle\s+vs random: 100 games: 100 won", shown)
     assert "InvalidConfigError: deck rows, row 1, column 'year'" in shown
@@ -236,10 +236,7 @@ def test_03_custom_rules(tmp_path):
 
 @pytest.mark.slow
 def test_04_research_embedding(tmp_path):
-    notebook = execute("04_research_embedding.ipynb", tmp_path)
-    check_kernel(notebook)
-    check_clean("04_research_embedding.ipynb", notebook)
-    shown = text_of([output for cell in notebook.cells for output in cell.get("outputs", [])])
+    _notebook, shown = run_checked("04_research_embedding.ipynb", tmp_path)
     assert "Passed API test" in shown
     assert "Passed Parallel API test" in shown
     assert "seed_test passed" in shown
