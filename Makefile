@@ -8,7 +8,12 @@ PY := $(VENV)/bin/python
 PIP_INSTALL := $(PY) -m pip install --quiet --constraint .ci/constraints.txt
 DEPS := pyproject.toml setup.py .ci/constraints.txt
 
-.PHONY: demo test lint bench clean
+# The rllib extra lives in a venv of its own: ray[rllib] pins gymnasium (1.2.2 for ray 2.60)
+# while .venv tests the newest gymnasium.
+RLLIB_VENV ?= .venv-rllib
+RLLIB_PY := $(RLLIB_VENV)/bin/python
+
+.PHONY: demo test test-rllib lint bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -31,9 +36,23 @@ lint: $(VENV)/.installed-dev
 
 test: lint
 	$(PY) -m pytest
+	$(MAKE) test-rllib
+
+$(RLLIB_PY):
+	$(PYTHON) -m venv $(RLLIB_VENV)
+
+$(RLLIB_VENV)/.installed: $(DEPS) | $(RLLIB_PY)
+	$(RLLIB_PY) -m pip install --quiet --constraint .ci/constraints.txt -e ".[train,dev,rllib]"
+	touch $@
+
+# The RLlib backend on a real two-node Ray cluster (tests marked rllib), and the env suites
+# again under Ray's gymnasium pin. CARDARENA_REQUIRE_RLLIB turns a missing ray into a failure.
+test-rllib: $(RLLIB_VENV)/.installed
+	CARDARENA_REQUIRE_RLLIB=1 $(RLLIB_PY) -m pytest -p no:cacheprovider \
+		tests/training/test_rllib.py tests/core tests/envs tests/conformance
 
 bench: $(VENV)/.installed-dev
 	$(PY) bench/throughput.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(RLLIB_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -79,6 +79,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "ent_coef": 0.02,
     },
 }
+#: The ``--backend`` choices.
+BACKENDS = ("sb3", "rllib")
 #: For an env without its own entry in ``DEFAULTS``.
 FALLBACK = DEFAULTS["promise_war_v0"]
 
@@ -102,6 +104,16 @@ class TrainArgs:
     resume: bool = False
     """Continue from ``out/latest`` (or a newer ``checkpoints/step_N``): same step counter,
     RNG states and opponent pool."""
+    backend: str = "sb3"
+    """``sb3`` (MaskablePPO, the ``train`` extra) or ``rllib`` (RLlib PPO self-play on Ray, the
+    ``rllib`` extra; ``cardarena.training.rllib``). With ``rllib`` these flags apply: steps
+    (env steps of all seats), out, seed, resume, opponent, selfplay, snapshot_every,
+    num_players, final_eval_games, address, num_env_runners."""
+    address: str | None = None
+    """With ``--backend rllib``: the Ray cluster to join, e.g. ``ray://host:10001`` or
+    ``host:6379`` (default: start a local Ray)."""
+    num_env_runners: int = 1
+    """With ``--backend rllib``: Ray actors sampling games (1 CPU each)."""
     n_envs: int = 8
     """In-process envs (DummyVecEnv); 8 is the fast geometry on 2 CPU cores."""
     num_players: int | None = None
@@ -157,6 +169,8 @@ class TrainArgs:
             raise InvalidConfigError(
                 f"unknown env {self.env!r}; available: {', '.join(sorted(ENVS))}"
             )
+        if self.backend not in BACKENDS:
+            raise InvalidConfigError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
         if self.league_mode not in SAMPLING_MODES:
             raise InvalidConfigError(
                 f"league mode must be one of {SAMPLING_MODES}, got {self.league_mode!r}"
@@ -369,7 +383,10 @@ def resume_point(out: Path) -> Path:
 
 
 def train(args: TrainArgs) -> Path:
-    """Train as ``args`` says; returns the final checkpoint's path."""
+    """Train as ``args`` says; returns the final checkpoint's path (with ``backend="rllib"``,
+    the run folder)."""
+    if args.backend == "rllib":
+        return _train_rllib(args)
     try:
         import torch
         from sb3_contrib import MaskablePPO
@@ -471,6 +488,25 @@ def train(args: TrainArgs) -> Path:
     return final
 
 
+def _train_rllib(args: TrainArgs) -> Path:
+    """``--backend rllib``: hand over to ``cardarena.training.rllib`` (imported only here)."""
+    if not _has("ray"):
+        raise SystemExit(
+            "--backend rllib needs the 'rllib' extra (ray is missing): "
+            "pip install 'cardarena[rllib]'"
+        )
+    from .rllib import train_from_args
+
+    out = Path(args.out) if args.out is not None else Path("runs") / f"{args.env}_rllib"
+    resolved = args.resolved()
+    resolved.out = out
+    summary = train_from_args(resolved)
+    for policy, row in summary["policies"].items():
+        print(f"{policy}: vs random {row.get('summary', '')}")
+        print(f"  play it as pretrained:path={row['path']}")
+    return out
+
+
 def add_arguments(parser: Any) -> None:
     """The ``cardarena train`` flags, one per ``TrainArgs`` field."""
     defaults = TrainArgs()
@@ -494,6 +530,10 @@ def add_arguments(parser: Any) -> None:
             parser.add_argument(flag, type=int, nargs="+", metavar="UNITS", help=doc)
         elif f.name == "out":
             parser.add_argument(flag, type=Path, metavar="DIR", help=doc)
+        elif f.name == "backend":
+            parser.add_argument(flag, choices=BACKENDS, default=default, help=doc)
+        elif f.name == "address":
+            parser.add_argument(flag, metavar="ADDR", help=doc)
         elif f.name == "league_mode":
             parser.add_argument(flag, choices=SAMPLING_MODES, default=default, help=doc)
         else:

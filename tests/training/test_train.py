@@ -165,6 +165,19 @@ def test_best_checkpoint_picks_the_best_evaluated_step_with_a_checkpoint(tmp_pat
         best_checkpoint(tmp_path, min_step=70)
 
 
+def test_backend_rllib_without_ray_says_which_extra(tmp_path):
+    from importlib.util import find_spec
+
+    if find_spec("ray") is not None:
+        pytest.skip("ray is installed here; tests/training/test_rllib.py covers the backend")
+    from cardarena.training.train import TrainArgs, train
+
+    with pytest.raises(SystemExit, match=r"needs the 'rllib' extra.*cardarena\[rllib\]"):
+        train(TrainArgs("promise_war_v0", steps=10, backend="rllib", out=tmp_path))
+    with pytest.raises(InvalidConfigError, match="backend must be one of"):
+        TrainArgs("promise_war_v0", backend="tf").resolved()
+
+
 # --- training runs ---------------------------------------------------------------------------
 @pytest.mark.parametrize("env", sorted(ENVS))
 def test_train_smoke_every_env(env, tmp_path):
