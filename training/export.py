@@ -93,6 +93,30 @@ def _run_args(checkpoint: Path) -> dict[str, Any] | None:
     return None
 
 
+def random_decisions(
+    env: str, games: int = 20, config: Mapping[str, Any] | None = None, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """(observations, action masks) of every decision in ``games`` random games of ``env``:
+    the inputs on which an export is compared with the network it came from."""
+    from cardarena.envs import make
+
+    aec = make(env, **dict(config or {}))
+    rng = np.random.default_rng(seed)
+    observations: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    for game in range(games):
+        aec.reset(seed=seed + game)
+        for _seat in aec.agent_iter():
+            observation, _, terminated, truncated, _ = aec.last()
+            if terminated or truncated:
+                aec.step(None)
+                continue
+            observations.append(observation["observation"])
+            masks.append(observation["action_mask"])
+            aec.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    return np.array(observations), np.array(masks)
+
+
 def check_export(
     policy: NumpyPolicy, model: Any, observations: np.ndarray, masks: np.ndarray
 ) -> int:
@@ -107,4 +131,4 @@ def check_export(
     return int(np.sum(np.asarray(actions).reshape(-1) != np.asarray(mine)))
 
 
-__all__ = ["best_checkpoint", "check_export", "export_checkpoint"]
+__all__ = ["best_checkpoint", "check_export", "export_checkpoint", "random_decisions"]

@@ -51,12 +51,12 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from cardarena.agents import Agent, NumpyPolicy, env_spec_of, per_seat, start_game
-from cardarena.agents.base import legal_actions
 from cardarena.agents.numpy_policy import NumpyPolicyAgent
 from cardarena.envs import ENVS, make
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
 
 from .evaluate import MatchResult, evaluate
+from .export import random_decisions
 from .records import package_version
 from .stats import wilson_interval
 
@@ -477,22 +477,9 @@ def module_greedy_actions(module: Any, observations: np.ndarray, masks: np.ndarr
 def check_rllib_export(policy: NumpyPolicy, module: Any, env: str, games: int = 20) -> int:
     """Play ``games`` random games of ``env`` and count the decisions where the numpy export
     and the RLModule pick different greedy actions (0 for a faithful export)."""
-    aec = make(env, **dict(policy.meta.get("config") or {}))
-    rng = np.random.default_rng(0)
-    raw_obs: list[np.ndarray] = []
-    masks: list[np.ndarray] = []
-    for game in range(games):
-        aec.reset(seed=game)
-        for _seat in aec.agent_iter():
-            observation, _, terminated, truncated, _ = aec.last()
-            if terminated or truncated:
-                aec.step(None)
-                continue
-            raw_obs.append(observation["observation"])
-            masks.append(observation["action_mask"])
-            aec.step(int(rng.choice(legal_actions(observation))))
+    raw_obs, masks = random_decisions(env, games, policy.meta.get("config"))
     scaled = np.stack([(o - policy.offset) * policy.factor for o in raw_obs]).astype(np.float32)
-    theirs = module_greedy_actions(module, scaled, np.stack(masks))
+    theirs = module_greedy_actions(module, scaled, masks)
     mine = np.array([policy.act(o, m) for o, m in zip(raw_obs, masks, strict=True)])
     return int(np.sum(theirs != mine))
 

@@ -19,23 +19,11 @@ from cardarena.agents.pretrained import shipped_policies
 from cardarena.envs import ENVS, make
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
 from cardarena.training.evaluate import evaluate
+from cardarena.training.export import random_decisions
 
 
 def _random_observations(env_name: str, games: int = 6) -> tuple[np.ndarray, np.ndarray]:
-    env = make(env_name)
-    rng = np.random.default_rng(0)
-    observations, masks = [], []
-    for game in range(games):
-        env.reset(seed=game)
-        for _agent in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            observations.append(observation["observation"])
-            masks.append(observation["action_mask"])
-            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
-    return np.array(observations), np.array(masks)
+    return random_decisions(env_name, games)
 
 
 def _tiny_policy(env_name: str = "promise_war_v0") -> NumpyPolicy:
