@@ -1,6 +1,6 @@
 # Two entry points, each self-installing into .venv (see README):
 #   make demo   train a small MaskablePPO agent on promise_war_v0 and report its win rate
-#   make test   lint, type-check and run the whole test suite (what CI runs)
+#   make test   lint, type-check and run the whole test suite, the Ray tests in .venv-rllib (CI)
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
