@@ -18,7 +18,7 @@ from .base import (
 
 # Importing the heuristics registers the specs heuristic, oracle, noisy and memory.
 from .heuristics import HeuristicAgent
-from .numpy_policy import NumpyPolicy
+from .numpy_policy import NumpyPolicy, NumpyPolicyAgent
 from .policy_agent import MaskablePolicyAgent
 
 # Importing it registers the spec pretrained (the shipped trained policies).
@@ -34,6 +34,7 @@ __all__ = [
     "HeuristicAgent",
     "MaskablePolicyAgent",
     "NumpyPolicy",
+    "NumpyPolicyAgent",
     "Observation",
     "PretrainedAgent",
     "RandomAgent",

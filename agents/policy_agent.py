@@ -101,6 +101,12 @@ class _LoadedPolicyAgent(BaseAgent):
             loaded = _LOADED[key] = (policy, _as_numpy(policy))
         return loaded
 
+    @property
+    def acts_in_numpy(self) -> bool:
+        """True once loaded when the network plays through its numpy copy (an MlpPolicy),
+        False when it falls back to ``model.predict`` (another policy architecture)."""
+        return self._numpy is not None
+
     def act(self, observation: Observation) -> int:
         if self._policy is None:
             raise RuntimeError(f"{self.spec!r}: start_game() must come before act()")

@@ -39,8 +39,9 @@ for game in "${games[@]}"; do
     "$CARDARENA" eval "$game" pretrained ${OPPONENTS[$game]} --games 1000 --jobs 2 \
         --seed 2026 --out "$OUT/$game/ladder" --quiet
 done
-"$CARDARENA" curves "$OUT"/promise_war_v0 "$OUT"/ironman_war_v0 "$OUT"/beast_wars_v0 \
-    "$OUT"/cardline_v0 --out docs/learning_curves.png
+runs=()
+for game in "${games[@]}"; do runs+=("$OUT/$game"); done
+"$CARDARENA" curves "${runs[@]}" --out docs/learning_curves.png
 # The README's extra panel: Iron Man with the "latest" league, which forgets the heuristic.
 #   cardarena train ironman_war_v0 --selfplay --league-mode latest --steps 3000000 --seed 0 \
 #       --out runs/ladder/ironman_war_v0_latest (other flags as above)

@@ -331,6 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument(
         "--best",
         metavar="OPPONENT",
+        choices=("random", "heuristic"),
         help="CHECKPOINT is a `cardarena train --out` folder: export the checkpoint whose "
         "periodic evaluation against OPPONENT (random or heuristic) was best",
     )

@@ -50,8 +50,14 @@ from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from cardarena.agents import Agent, NumpyPolicy, env_spec_of, per_seat, start_game
-from cardarena.agents.numpy_policy import NumpyPolicyAgent
+from cardarena.agents import (
+    Agent,
+    NumpyPolicy,
+    NumpyPolicyAgent,
+    env_spec_of,
+    per_seat,
+    start_game,
+)
 from cardarena.envs import ENVS, make
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
 
@@ -105,18 +111,34 @@ class CardArenaMultiAgentEnv(MultiAgentEnv):
         self.agents = seats[:]
         self.opponents: list[Agent | str] = []
         self.opponent_share = 0.0
+        self.weights: np.ndarray | None = None
         self.set_opponents(config.get("opponents") or [], float(config.get("opponent_share", 0)))
         self.learners: list[str] = seats[:]
         self.seat_agents: dict[str, Agent] = {}
         self._pending = dict.fromkeys(seats, 0.0)
 
-    def set_opponents(self, opponents: Sequence[Agent | str], share: float) -> None:
+    def set_opponents(
+        self,
+        opponents: Sequence[Agent | str],
+        share: float,
+        weights: Sequence[float] | None = None,
+    ) -> None:
         """Replace the opponent pool (applies from the next reset); called on every env
-        runner by ``set_opponent_pool`` when the league grows."""
+        runner by ``set_opponent_pool`` when the league grows. ``weights``: how often each
+        entry is drawn (default: equally often)."""
         if not 0.0 <= share <= 1.0:
             raise InvalidConfigError(f"opponent_share must lie in [0, 1], got {share}")
         self.opponents = list(opponents)
         self.opponent_share = share if self.opponents else 0.0
+        self.weights = None
+        if weights is not None:
+            array = np.asarray(weights, dtype=float)
+            if array.shape != (len(self.opponents),) or (array < 0).any() or array.sum() <= 0:
+                raise InvalidConfigError(
+                    f"opponent weights must be {len(self.opponents)} non-negative numbers "
+                    f"with a positive sum, got {list(weights)}"
+                )
+            self.weights = array / array.sum()
 
     # gymnasium API ------------------------------------------------------------------------
     def reset(
@@ -131,7 +153,10 @@ class CardArenaMultiAgentEnv(MultiAgentEnv):
         if self.opponents and rng.random() < self.opponent_share:
             learner = seats[int(rng.integers(len(seats)))]
             others = [s for s in seats if s != learner]
-            entry = self.opponents[int(rng.integers(len(self.opponents)))]
+            if self.weights is None:
+                entry = self.opponents[int(rng.integers(len(self.opponents)))]
+            else:
+                entry = self.opponents[int(rng.choice(len(self.opponents), p=self.weights))]
             self.learners = [learner]
             self.seat_agents = per_seat(entry, others)
             spec = env_spec_of(self.aec)
@@ -260,7 +285,7 @@ def _mask_logits(outputs: dict[str, Any], mask: Any) -> dict[str, Any]:
 # --- metrics: where the samples came from ------------------------------------------------
 class NodeStepsCallback(RLlibCallback):
     """Counts env steps per Ray node id (``result["env_runners"][STEPS_BY_NODE]``), so a
-    cluster run shows every node sampled; also each game's outcome from the env's info."""
+    cluster run shows every node sampled."""
 
     def on_episode_end(self, *, episode: Any, metrics_logger: Any = None, **kwargs: Any) -> None:
         if metrics_logger is None:
@@ -484,13 +509,18 @@ def check_rllib_export(policy: NumpyPolicy, module: Any, env: str, games: int = 
     return int(np.sum(theirs != mine))
 
 
-def set_opponent_pool(algo: Algorithm, opponents: Sequence[Agent | str], share: float) -> None:
-    """Send a new opponent pool to every env runner (local and remote)."""
+def set_opponent_pool(
+    algo: Algorithm,
+    opponents: Sequence[Agent | str],
+    share: float,
+    weights: Sequence[float] | None = None,
+) -> None:
+    """Send a new opponent pool (and its draw weights) to every env runner."""
 
     def update(runner: Any) -> None:
         # The local runner has no env when remote runners sample.
         for sub_env in getattr(runner.env, "envs", None) or []:
-            sub_env.unwrapped.set_opponents(opponents, share)
+            sub_env.unwrapped.set_opponents(opponents, share, weights)
 
     group = algo.env_runner_group
     if group is None:
@@ -513,6 +543,13 @@ def _init_ray(address: str | None, num_env_runners: int) -> bool:
             configure_logging=False,
         )
     return True
+
+
+def _recover_checkpoint(out: Path) -> None:
+    """Put ``checkpoint.old`` back when a kill came between ``_save``'s two renames (the old
+    checkpoint moved aside, the new one not yet in place)."""
+    if not (out / "checkpoint").exists() and (out / "checkpoint.old").is_dir():
+        (out / "checkpoint.old").rename(out / "checkpoint")
 
 
 def _save(algo: Algorithm, out: Path, meta: Mapping[str, Any]) -> Path:
@@ -555,21 +592,24 @@ def train_rllib(
     eval_games: int = 400,
     time_limit_s: float | None = None,
     snapshot_every: int = 0,
+    baseline_share: float = 0.5,
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     """Train masked PPO on ``env`` until ``steps`` env steps (all seats) are sampled.
 
     Writes ``out/checkpoint`` (every iteration; ``resume`` continues from it with the same
     counters), ``out/progress.jsonl`` (one line per iteration), ``out/policy_<id>.npz`` (the
-    export of each policy) and ``out/eval.jsonl`` (each export against random, seats
+    export of each policy) and ``out/final_eval.jsonl`` (each export against random, seats
     rotating). Starts a local Ray unless ``address`` names a cluster or Ray is already up.
     ``time_limit_s`` stops after the first iteration past that wall time (still exporting and
     evaluating). ``snapshot_every`` > 0 (shared policy only) grows a league: every that many
     iterations the policy is frozen into ``out/snapshots/iter_<N>.npz`` and joins
-    ``opponents`` in the pool that plays ``opponent_share`` of the games (0.5 if unset).
+    ``opponents`` in the pool that plays ``opponent_share`` of the games (0.5 if unset);
+    ``opponents`` (the baselines) keep ``baseline_share`` of that pool's draws.
     Returns the final summary row.
     """
     out = Path(out)
+    _recover_checkpoint(out)
     if not resume and (out / "checkpoint").exists():
         raise InvalidConfigError(f"{out} already holds a run; pass --resume or another --out")
     out.mkdir(parents=True, exist_ok=True)
@@ -586,7 +626,7 @@ def train_rllib(
         meta = {"env": env, "env_config": dict(env_config or {}), "policies": policies}
         done = _resume(algo, out / "checkpoint", meta, log) if resume else 0
         if snapshot_every > 0 and resume:
-            set_opponent_pool(algo, league_pool(out, opponents), opponent_share)
+            set_opponent_pool(algo, *_league(out, opponents, baseline_share, opponent_share))
         start = time.perf_counter()
         while done < steps and (time_limit_s is None or time.perf_counter() - start < time_limit_s):
             begin = time.perf_counter()
@@ -598,7 +638,7 @@ def train_rllib(
             if snapshot_every > 0 and algo.iteration % snapshot_every == 0:
                 path = out / "snapshots" / f"iter_{algo.iteration}.npz"
                 export_rllib_policy(algo, SHARED, path, provenance={"step": done})
-                set_opponent_pool(algo, league_pool(out, opponents), opponent_share)
+                set_opponent_pool(algo, *_league(out, opponents, baseline_share, opponent_share))
             _save(algo, out, {**meta, "env_steps": done, "iteration": algo.iteration})
             log(f"iteration {row['iteration']}: {done} env steps, {row['steps_per_s']:.0f}/s")
         return _export_and_evaluate(algo, out, env, env_config, policies, done, eval_games, seed)
@@ -608,18 +648,33 @@ def train_rllib(
             ray.shutdown()
 
 
+def _league(
+    out: Path, baselines: Sequence[Agent | str], baseline_share: float, opponent_share: float
+) -> tuple[list[Agent | str], float, list[float]]:
+    pool, weights = league_pool(out, baselines, baseline_share)
+    return pool, opponent_share, weights
+
+
 #: League snapshots kept in the pool (the oldest leave first), as in the SB3 league.
 MAX_SNAPSHOTS = 20
 
 
-def league_pool(out: Path, baselines: Sequence[Agent | str]) -> list[Agent | str]:
-    """The baselines plus the newest ``MAX_SNAPSHOTS`` frozen snapshots in ``out/snapshots``,
-    loaded into memory so env runners on other nodes need no shared file system."""
+def league_pool(
+    out: Path, baselines: Sequence[Agent | str], baseline_share: float = 0.5
+) -> tuple[list[Agent | str], list[float]]:
+    """The baselines plus the newest ``MAX_SNAPSHOTS`` frozen snapshots in ``out/snapshots``
+    (loaded into memory, so env runners on other nodes need no shared file system), and the
+    draw weights: the baselines keep ``baseline_share`` of the draws however many snapshots
+    there are, as in the SB3 league (a league that lets them fade forgets them)."""
     paths = sorted(
         (out / "snapshots").glob("iter_*.npz"), key=lambda p: int(p.stem.removeprefix("iter_"))
     )
     snapshots = [NumpyPolicyAgent(NumpyPolicy.load(p)) for p in paths[-MAX_SNAPSHOTS:]]
-    return [*baselines, *snapshots]
+    if not snapshots or not baselines:
+        return [*baselines, *snapshots], [1.0] * (len(baselines) + len(snapshots))
+    weights = [baseline_share / len(baselines)] * len(baselines)
+    weights += [(1.0 - baseline_share) / len(snapshots)] * len(snapshots)
+    return [*baselines, *snapshots], weights
 
 
 def _resume(
@@ -677,7 +732,7 @@ def _export_and_evaluate(
             row.update(
                 win_rate_random=result.win_rate, wilson_95=[low, high], summary=result.summary()
             )
-        with (out / "eval.jsonl").open("a") as stream:
+        with (out / "final_eval.jsonl").open("a") as stream:
             stream.write(json.dumps(row) + "\n")
         summary["policies"][pid] = row
     return summary
@@ -722,6 +777,7 @@ def train_from_args(args: Any) -> dict[str, Any]:
         env_config={} if num_players is None else {"num_players": num_players},
         opponents=opponents,
         opponent_share=0.5 if opponents else 0.0,
+        baseline_share=float(getattr(args, "baseline_share", 0.5)),
         eval_games=int(getattr(args, "final_eval_games", 400)),
         snapshot_every=max(1, int(getattr(args, "snapshot_every", batch)) // batch)
         if selfplay

@@ -23,6 +23,7 @@ import itertools
 import json
 import sys
 import time
+import warnings
 from dataclasses import asdict, dataclass, field, fields
 from importlib.util import find_spec
 from pathlib import Path
@@ -108,7 +109,8 @@ class TrainArgs:
     """``sb3`` (MaskablePPO, the ``train`` extra) or ``rllib`` (RLlib PPO self-play on Ray, the
     ``rllib`` extra; ``cardarena.training.rllib``). With ``rllib`` these flags apply: steps
     (env steps of all seats), out, seed, resume, opponent, selfplay, snapshot_every,
-    num_players, final_eval_games, address, num_env_runners."""
+    baseline_share, num_players, final_eval_games, address, num_env_runners; the others
+    are MaskablePPO's and are ignored with a warning."""
     address: str | None = None
     """With ``--backend rllib``: the Ray cluster to join, e.g. ``ray://host:10001`` or
     ``host:6379`` (default: start a local Ray)."""
@@ -145,7 +147,7 @@ class TrainArgs:
     league_mode: str = "prioritised"
     """With ``--selfplay``: pool sampling, ``prioritised`` (by the learner's loss rate against
     each entry, measured at each evaluation), ``latest`` or ``uniform``. On Iron Man
-    ``latest`` drifted to 15-35% against the heuristic, ``prioritised`` held 47-64%."""
+    ``latest`` drifted to 15-39% against the heuristic, ``prioritised`` held 47-64%."""
     baseline_share: float = 0.5
     """With ``--selfplay``: share of games against the baselines (random, heuristic), the rest
     against snapshots; a league without it forgets the fixed opponents (see ``league.py``)."""
@@ -344,6 +346,27 @@ def _callback(trainer: _Trainer, start_step: int, total: int) -> Any:
 
 
 LEAGUE_FILE = "league.json"
+#: League settings a resume must repeat (they shape what the learner plays against).
+LEAGUE_SETTINGS = ("selfplay", "league_mode", "baseline_share", "snapshot_every", "max_snapshots")
+
+
+def _check_same_league(out: Path, args: TrainArgs) -> None:
+    """Refuse a resume whose league flags differ from the run's ``args.json`` (a default
+    that changed between versions would otherwise switch the sampling silently)."""
+    try:
+        saved = json.loads((out / "args.json").read_text())
+    except (OSError, ValueError):
+        return
+    differ = [
+        f"--{key.replace('_', '-')} {saved[key]!r} (now {getattr(args, key)!r})"
+        for key in LEAGUE_SETTINGS
+        if key in saved and saved[key] != getattr(args, key)
+    ]
+    if differ:
+        raise InvalidConfigError(
+            f"{out} was trained with {', '.join(differ)}; pass the same league flags to "
+            "--resume it, or train into another --out"
+        )
 
 
 def save_loss_rates(out: Path, pool: LeaguePool, step: int) -> None:
@@ -354,13 +377,16 @@ def save_loss_rates(out: Path, pool: LeaguePool, step: int) -> None:
     temporary.replace(out / LEAGUE_FILE)
 
 
-def restore_loss_rates(out: Path, pool: LeaguePool) -> None:
+def restore_loss_rates(out: Path, pool: LeaguePool, step: int | None = None) -> None:
     """Loss rates saved by ``save_loss_rates`` for the entries still in ``pool`` (a missing
     or unreadable file leaves the pool as it is: the rates are measured again at the next
-    evaluation)."""
+    evaluation; rates measured after ``step``, the checkpoint resumed from, are not used)."""
     try:
-        saved = json.loads((out / LEAGUE_FILE).read_text())["loss_rates"]
+        data = json.loads((out / LEAGUE_FILE).read_text())
+        saved, measured = data["loss_rates"], int(data["step"])
     except (OSError, ValueError, KeyError, TypeError):
+        return
+    if step is not None and measured > step:  # measured after the checkpoint resumed from
         return
     for entry, rate in saved.items():
         if entry in pool.entries and isinstance(rate, int | float):
@@ -399,6 +425,8 @@ def train(args: TrainArgs) -> Path:
         ) from missing
     args = args.resolved()
     out: Path = args.out  # type: ignore[assignment]
+    if args.resume:
+        _check_same_league(out, args)
     latest = resume_point(out)
     checkpoint = (
         load_checkpoint(latest, expect_env=EnvSpec(args.env, _env_config(args)))
@@ -429,7 +457,7 @@ def train(args: TrainArgs) -> Path:
             baseline_share=args.baseline_share,
         )
         if checkpoint is not None:
-            restore_loss_rates(out, pool)
+            restore_loss_rates(out, pool, checkpoint.step)
     opponent: Any = pool if pool is not None else list(baselines)
     config = _env_config(args)
     vec_env = DummyVecEnv(
@@ -488,6 +516,14 @@ def train(args: TrainArgs) -> Path:
     return final
 
 
+#: The ``TrainArgs`` fields ``--backend rllib`` uses (the rest are MaskablePPO's).
+RLLIB_FLAGS = {
+    "env", "steps", "out", "seed", "resume", "opponent", "selfplay", "snapshot_every",
+    "baseline_share", "num_players", "final_eval_games", "address", "num_env_runners",
+    "backend", "progress", "hyper",
+}  # fmt: skip
+
+
 def _train_rllib(args: TrainArgs) -> Path:
     """``--backend rllib``: hand over to ``cardarena.training.rllib`` (imported only here)."""
     if not _has("ray"):
@@ -497,6 +533,14 @@ def _train_rllib(args: TrainArgs) -> Path:
         )
     from .rllib import train_from_args
 
+    ignored = sorted(
+        f.name
+        for f in fields(TrainArgs)
+        if f.name not in RLLIB_FLAGS and getattr(args, f.name) != getattr(TrainArgs(), f.name)
+    )
+    if ignored:
+        flags = ", ".join("--" + name.replace("_", "-") for name in ignored)
+        warnings.warn(f"--backend rllib ignores {flags} (SB3 only)", UserWarning, stacklevel=2)
     out = Path(args.out) if args.out is not None else Path("runs") / f"{args.env}_rllib"
     resolved = args.resolved()
     resolved.out = out

@@ -14,7 +14,7 @@ import sys
 import numpy as np
 import pytest
 
-from cardarena.agents import NumpyPolicy, make_agent
+from cardarena.agents import EnvSpec, NumpyPolicy, make_agent
 from cardarena.agents.pretrained import shipped_policies
 from cardarena.envs import ENVS, make
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
@@ -221,3 +221,13 @@ def test_a_checkpoint_agent_plays_exactly_like_its_sb3_model(tmp_path):
     assert play(make_agent(str(tmp_path / "ckpt"))) == play(
         MaskablePolicyAgent(model, bridge.scaler)
     )
+    # Decision by decision, and through the numpy copy (not a silent fallback to predict).
+    agent = make_agent(str(tmp_path / "ckpt"))
+    agent.start_game("player_0", EnvSpec("ironman_war_v0", {}))
+    assert agent.acts_in_numpy
+    sb3 = MaskablePolicyAgent(model, bridge.scaler)
+    observations, masks = random_decisions("ironman_war_v0", games=8)
+    decisions = [
+        {"observation": o, "action_mask": m} for o, m in zip(observations, masks, strict=True)
+    ]
+    assert [agent.act(d) for d in decisions] == [sb3.act(d) for d in decisions]

@@ -22,8 +22,7 @@ else:
 import ray
 from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 
-from cardarena.agents import NumpyPolicy, PretrainedAgent, RandomAgent
-from cardarena.agents.numpy_policy import NumpyPolicyAgent
+from cardarena.agents import NumpyPolicy, NumpyPolicyAgent, PretrainedAgent, RandomAgent
 from cardarena.envs import ENVS, make_raw
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
 from cardarena.training import evaluate
@@ -183,8 +182,9 @@ def test_two_node_cluster_trains_resumes_and_exports_legal_policies(
     assert after["iteration"] == before["iteration"] + 1
     assert after["env_steps"] > before["env_steps"]
     assert (out / "snapshots" / f"iter_{after['iteration']}.npz").is_file()
-    pool = rl.league_pool(out, ["random"])
+    pool, weights = rl.league_pool(out, ["random"], baseline_share=0.3)
     assert pool[0] == "random" and isinstance(pool[1], NumpyPolicyAgent) and len(pool) == 2
+    assert weights == pytest.approx([0.3, 0.7])  # the baseline keeps its share
     elapsed = time.perf_counter() - started
     print(f"two-node cluster: {len(ENV_NAMES)} envs trained and one resumed in {elapsed:.0f}s")
 
@@ -221,6 +221,35 @@ def test_per_seat_policies_and_a_league_pool_on_the_cluster(
             evaluate(lambda: make_raw(name), PretrainedAgent(path=str(path)), "heuristic", 10)
     finally:
         algo.stop()
+
+
+def test_a_checkpoint_moved_aside_by_a_killed_save_is_put_back(tmp_path: Path) -> None:
+    (tmp_path / "checkpoint.old").mkdir()  # killed between _save's two renames
+    with pytest.raises(InvalidConfigError, match="already holds a run"):
+        rl.train_rllib("promise_war_v0", 10, tmp_path, log=lambda _: None)
+    assert (tmp_path / "checkpoint").is_dir() and not (tmp_path / "checkpoint.old").exists()
+
+
+def test_league_pool_keeps_the_baselines_share(tmp_path: Path) -> None:
+    policy = NumpyPolicy(
+        [(np.zeros((11, 106), np.float32), np.zeros(11, np.float32))],
+        "tanh", np.zeros(106, np.float32), np.ones(106, np.float32), {"env": "promise_war_v0"},
+    )  # fmt: skip
+    assert rl.league_pool(tmp_path, ["random", "heuristic"]) == (["random", "heuristic"], [1, 1])
+    for iteration in (1, 2, 3, 4):
+        policy.save(tmp_path / "snapshots" / f"iter_{iteration}.npz")
+    pool, weights = rl.league_pool(tmp_path, ["random", "heuristic"], baseline_share=0.5)
+    assert len(pool) == 6 and sum(weights[:2]) == pytest.approx(0.5)
+    env = rl.CardArenaMultiAgentEnv({"env": "promise_war_v0", "opponents": pool,
+                                     "opponent_share": 1.0})  # fmt: skip
+    env.set_opponents(pool, 1.0, weights)
+    snapshot_games = 0
+    for seed in range(400):
+        env.reset(seed=seed)
+        snapshot_games += any(isinstance(a, NumpyPolicyAgent) for a in env.seat_agents.values())
+    assert 0.4 < snapshot_games / 400 < 0.6  # uniform over 6 entries would give 2/3
+    with pytest.raises(InvalidConfigError, match="opponent weights must be 6"):
+        env.set_opponents(pool, 1.0, [1.0, 2.0])
 
 
 def test_a_new_run_refuses_an_out_folder_that_holds_one(tmp_path: Path) -> None:

@@ -178,6 +178,35 @@ def test_backend_rllib_without_ray_says_which_extra(tmp_path):
         TrainArgs("promise_war_v0", backend="tf").resolved()
 
 
+def test_resume_refuses_other_league_flags(tmp_path):
+    from cardarena.training.train import TrainArgs, train
+
+    (tmp_path / "args.json").write_text(json.dumps({"selfplay": True, "league_mode": "latest",
+                                                    "baseline_share": 0.5}))  # fmt: skip
+    args = TrainArgs("promise_war_v0", selfplay=True, resume=True, out=tmp_path)
+    with pytest.raises(InvalidConfigError, match=r"--league-mode 'latest' \(now 'prioritised'\)"):
+        train(args)
+
+
+def test_backend_rllib_warns_about_the_flags_it_ignores(tmp_path, monkeypatch):
+    from cardarena.training import train as train_module
+
+    monkeypatch.setattr(train_module, "_has", lambda module: True)
+    called = {}
+
+    def train_from_args(args):  # stands in for the Ray run
+        called["args"] = args
+        return {"policies": {}}
+
+    rllib_module = type(sys)("cardarena.training.rllib")
+    rllib_module.train_from_args = train_from_args  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "cardarena.training.rllib", rllib_module)
+    args = train_module.TrainArgs("promise_war_v0", backend="rllib", n_envs=4, ent_coef=0.1)
+    with pytest.warns(UserWarning, match="ignores --ent-coef, --n-envs"):
+        out = train_module.train(args)
+    assert out == Path("runs") / "promise_war_v0_rllib" == called["args"].out
+
+
 # --- training runs ---------------------------------------------------------------------------
 @pytest.mark.parametrize("env", sorted(ENVS))
 def test_train_smoke_every_env(env, tmp_path):
