@@ -161,11 +161,10 @@ class _LearnBench:
     """One game's MaskablePPO in ``cardarena train``'s geometry, with its vec env timed."""
 
     def __init__(self, name: str, env_fn: Callable[[], Any], n_envs: int, seed: int) -> None:
-        from sb3_contrib import MaskablePPO
         from stable_baselines3.common.vec_env import DummyVecEnv
 
         from .single_agent import SingleAgentEnv
-        from .train import DEFAULTS, FALLBACK, TrainArgs
+        from .train import DEFAULTS, FALLBACK, TrainArgs, build_model
 
         defaults = TrainArgs()
         hyper = DEFAULTS.get(name, FALLBACK)
@@ -189,19 +188,8 @@ class _LearnBench:
         self.env_seconds = 0.0
         self.vec_env = TimedVecEnv([lambda: SingleAgentEnv(env_fn(), opponent="random")] * n_envs)
         self.vec_env.seed(seed)
-        self.model = MaskablePPO(
-            "MlpPolicy",
-            self.vec_env,
-            n_steps=hyper["n_steps"],
-            batch_size=hyper["batch_size"],
-            n_epochs=defaults.n_epochs,
-            learning_rate=hyper["learning_rate"],
-            gamma=defaults.gamma,
-            ent_coef=hyper["ent_coef"],
-            policy_kwargs={"net_arch": list(hyper["net_arch"])},
-            seed=seed,
-            device="cpu",
-            verbose=0,
+        self.model = build_model(
+            self.vec_env, hyper, n_epochs=defaults.n_epochs, gamma=defaults.gamma, seed=seed
         )
         self.rollout = hyper["n_steps"] * n_envs
         self.steps = self.rollout

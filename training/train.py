@@ -24,6 +24,7 @@ import json
 import sys
 import time
 import warnings
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from importlib.util import find_spec
 from pathlib import Path
@@ -298,6 +299,30 @@ class _Trainer:
         return row
 
 
+def build_model(
+    vec_env: Any, hyper: Mapping[str, Any], *, n_epochs: int, gamma: float, seed: int
+) -> Any:
+    """A new MaskablePPO MlpPolicy on ``vec_env`` with ``hyper`` (a ``DEFAULTS`` entry or
+    ``TrainArgs.hyper``): the one place the hyper-parameters meet the model (``cardarena
+    bench --learn`` builds its models here too, so it measures what training runs)."""
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO(
+        "MlpPolicy",
+        vec_env,
+        n_steps=hyper["n_steps"],
+        batch_size=hyper["batch_size"],
+        n_epochs=n_epochs,
+        learning_rate=hyper["learning_rate"],
+        gamma=gamma,
+        ent_coef=hyper["ent_coef"],
+        policy_kwargs={"net_arch": list(hyper["net_arch"])},
+        seed=seed,
+        device="cpu",
+        verbose=0,
+    )
+
+
 def _evaluation_agent(model: Any, scaler: Any) -> Any:
     """The model's current greedy policy for evaluation games: copied into numpy (same actions,
     a fraction of ``model.predict``'s cost per decision) when it is a plain MlpPolicy."""
@@ -467,19 +492,8 @@ def train(args: TrainArgs) -> Path:
     trainer = _Trainer(args, vec_env, pool)
     hyper = args.hyper
     if checkpoint is None:
-        model = MaskablePPO(
-            "MlpPolicy",
-            vec_env,
-            n_steps=hyper["n_steps"],
-            batch_size=hyper["batch_size"],
-            n_epochs=args.n_epochs,
-            learning_rate=hyper["learning_rate"],
-            gamma=args.gamma,
-            ent_coef=hyper["ent_coef"],
-            policy_kwargs={"net_arch": list(hyper["net_arch"])},
-            seed=args.seed,
-            device="cpu",
-            verbose=0,
+        model = build_model(
+            vec_env, hyper, n_epochs=args.n_epochs, gamma=args.gamma, seed=args.seed
         )
         start_step = 0
         (out / "args.json").write_text(json.dumps(asdict(args), default=str, indent=2))

@@ -310,15 +310,21 @@ def test_every_seat_gets_its_own_agent_told_its_seat_and_env():
     assert len({id(a) for a in bridge.opponents.values()}) == 2
 
 
-def test_a_saved_model_is_an_agent_spec_and_a_foreign_one_is_refused(tmp_path):
-    sb3_contrib = pytest.importorskip("sb3_contrib")
-    from cardarena.agents import make_agent
-
+def _save_small_model(sb3_contrib, path):
+    """An untrained MaskablePPO for promise_war_v0 with max_power 4, saved at ``path``."""
     bridge = SingleAgentEnv("promise_war_v0", env_config={"max_power": 4})
     bridge.reset(seed=0)
     model = sb3_contrib.MaskablePPO("MlpPolicy", bridge, n_steps=64, batch_size=32, n_epochs=1,
                                     seed=0, device="cpu")  # fmt: skip
-    model.save(tmp_path / "pw.zip")
+    model.save(path)
+    return model
+
+
+def test_a_saved_model_is_an_agent_spec_and_a_foreign_one_is_refused(tmp_path):
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    from cardarena.agents import make_agent
+
+    _save_small_model(sb3_contrib, tmp_path / "pw.zip")
     spec = str(tmp_path / "pw.zip")
     result = evaluate(lambda: make_raw("promise_war_v0", max_power=4), make_agent(spec),
                       "random", games=6)  # fmt: skip
@@ -578,11 +584,7 @@ def test_saved_models_load_once_per_process_however_many_agents_play_them(tmp_pa
     sb3_contrib = pytest.importorskip("sb3_contrib")
     from cardarena.agents import EnvSpec, make_agent, policy_agent
 
-    bridge = SingleAgentEnv("promise_war_v0", env_config={"max_power": 4})
-    bridge.reset(seed=0)
-    model = sb3_contrib.MaskablePPO("MlpPolicy", bridge, n_steps=64, batch_size=32, n_epochs=1,
-                                    seed=0, device="cpu")  # fmt: skip
-    model.save(tmp_path / "pw.zip")
+    model = _save_small_model(sb3_contrib, tmp_path / "pw.zip")
     loads = []
     original = policy_agent.SavedModelAgent._load
 
