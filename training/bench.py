@@ -164,7 +164,8 @@ class _LearnBench:
         from stable_baselines3.common.vec_env import DummyVecEnv
 
         from .single_agent import SingleAgentEnv
-        from .train import DEFAULTS, FALLBACK, TrainArgs, build_model
+        from .train import build_model
+        from .train_args import DEFAULTS, FALLBACK, TrainArgs
 
         defaults = TrainArgs()
         hyper = DEFAULTS.get(name, FALLBACK)
@@ -217,7 +218,7 @@ def run_learn(args: argparse.Namespace) -> None:
             f"bench --learn needs the 'train' extra ({missing.name} is missing): "
             "pip install 'cardarena[train]'"
         ) from missing
-    from .train import TrainArgs
+    from .train_args import TrainArgs
 
     torch.set_num_threads(TrainArgs().torch_threads)
     torch.manual_seed(0)

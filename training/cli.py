@@ -227,7 +227,8 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
 
 # --- train -----------------------------------------------------------------------------------
 def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
-    from .train import args_from_namespace, train
+    from .train import train
+    from .train_args import args_from_namespace
 
     _env_name(args.env)
     train(args_from_namespace(args))
@@ -310,7 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_arguments(bench)
     bench.set_defaults(run=cmd_bench)
 
-    from .train import add_arguments as add_train_arguments
+    from .train_args import add_arguments as add_train_arguments
 
     training = commands.add_parser(
         "train",
