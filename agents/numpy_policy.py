@@ -16,12 +16,20 @@ File format (``.npz``, read with ``allow_pickle=False``):
   ``weight_<i>`` has shape ``(outputs, inputs)`` as in torch.
 - ``scale_offset``, ``scale_factor``: the ``ObservationScaler`` used in training, checked
   against the env's own at load time (an env whose observation bounds changed is refused).
+
+Policies are exchanged, so ``load`` trusts nothing in the file (``cardarena.agents.safe_npz``
+reads it: headers checked before any array is decompressed, no pickle): at most
+``MAX_POLICY_FILE_BYTES`` (256 MiB; the shipped ones are 0.1 to 2.3 MB), ``MAX_LAYERS``
+layers (16), each array at most ``MAX_POLICY_ARRAY_BYTES`` (128 MiB) and all together
+``MAX_POLICY_TOTAL_BYTES`` (256 MiB); ``meta`` a single string of at most
+``MAX_META_CHARS`` characters (4 Mi) holding a JSON object (``untrusted.parse_json`` limits);
+every other array a float array of the right rank whose values are all finite (a NaN weight
+is refused here, not found as an "all-zero action_mask" in the middle of a tournament).
 """
 
 from __future__ import annotations
 
 import json
-import zipfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -29,10 +37,18 @@ from typing import Any
 import numpy as np
 
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
+from cardarena.envs.core.untrusted import parse_json, show
 
 from .base import BaseAgent, Observation, legal_actions
+from .safe_npz import load_npz
 
 FORMAT = 1
+#: Limits of ``NumpyPolicy.load`` (module docstring).
+MAX_POLICY_FILE_BYTES = 256 * 1024 * 1024
+MAX_POLICY_ARRAY_BYTES = 128 * 1024 * 1024
+MAX_POLICY_TOTAL_BYTES = 256 * 1024 * 1024
+MAX_LAYERS = 16
+MAX_META_CHARS = 4 * 1024 * 1024
 ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "tanh": np.tanh,
     "relu": lambda x: np.maximum(x, 0.0),
@@ -56,21 +72,27 @@ class NumpyPolicy:
             )
         if not layers:
             raise InvalidConfigError("a policy needs at least the action layer")
-        inputs = int(np.asarray(scaler_offset).size)
+        self.offset = _finite(scaler_offset, "scale_offset")
+        self.factor = _finite(scaler_factor, "scale_factor")
+        if self.offset.ndim != 1 or self.factor.shape != self.offset.shape:
+            raise InvalidConfigError(
+                f"scale_offset {self.offset.shape} and scale_factor {self.factor.shape} must "
+                "be vectors of one length (one entry per observation value)"
+            )
+        inputs = int(self.offset.size)
+        self.layers = []
         for index, (weight, bias) in enumerate(layers):
+            weight = _finite(weight, f"weight_{index}")
+            bias = _finite(bias, f"bias_{index}")
             if weight.ndim != 2 or bias.shape != (weight.shape[0],) or weight.shape[1] != inputs:
                 raise InvalidConfigError(
                     f"layer {index}: weight {weight.shape} and bias {bias.shape} do not "
                     f"chain onto {inputs} inputs"
                 )
             inputs = weight.shape[0]
-        self.layers = [
-            (np.ascontiguousarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers
-        ]
+            self.layers.append((np.ascontiguousarray(weight), bias))
         self.activation = activation
         self._activate = ACTIVATIONS[activation]
-        self.offset = np.asarray(scaler_offset, np.float32)
-        self.factor = np.asarray(scaler_factor, np.float32)
         self.meta = dict(meta)
 
     @property
@@ -141,30 +163,48 @@ class NumpyPolicy:
 
     @classmethod
     def load(cls, path: str | Path) -> NumpyPolicy:
-        """Read an exported policy; a missing, corrupt or foreign file raises
-        ``InvalidConfigError`` naming the file and the problem."""
+        """Read an exported policy; a missing, corrupt, foreign or oversized file raises
+        ``InvalidConfigError`` naming the file and the problem (limits: module docstring)."""
         path = Path(path)
         if not path.is_file():
             raise InvalidConfigError(f"no exported policy at {str(path)!r}")
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {key: data[key] for key in data.files}
-        except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
+        what = f"exported policy {str(path)!r}"
+        arrays = load_npz(
+            path,
+            what,
+            max_file_bytes=MAX_POLICY_FILE_BYTES,
+            max_entries=3 + 2 * MAX_LAYERS,
+            max_array_bytes=MAX_POLICY_ARRAY_BYTES,
+            max_total_bytes=MAX_POLICY_TOTAL_BYTES,
+            allowed_dtypes=("f",),
+            text_entries={"meta": MAX_META_CHARS},
+            max_ndim=2,
+        )
+        missing = [name for name in ("meta", "scale_offset", "scale_factor") if name not in arrays]
+        if missing:
             raise InvalidConfigError(
-                f"{str(path)!r} is not a readable .npz file: {error}"
-            ) from error
-        try:
-            meta = json.loads(str(arrays.pop("meta")))
-            offset, factor = arrays.pop("scale_offset"), arrays.pop("scale_factor")
-        except (KeyError, json.JSONDecodeError) as error:
+                f"{what} is not an exported cardarena policy (no {', '.join(missing)})"
+            )
+        meta_array = arrays.pop("meta")
+        if meta_array.dtype.kind != "U":
+            raise InvalidConfigError(f"{what}: 'meta' must be a JSON string, not numbers")
+        meta = parse_json(str(meta_array[()]), f"{what}: meta")
+        if not isinstance(meta, dict):
             raise InvalidConfigError(
-                f"{str(path)!r} is not an exported cardarena policy (missing or bad {error})"
-            ) from error
+                f"{what}: meta must be a JSON object, got a {type(meta).__name__} {show(meta)}"
+            )
         if meta.get("format") != FORMAT:
             raise InvalidConfigError(
-                f"{str(path)!r} has policy format {meta.get('format')!r}; this cardarena "
+                f"{what} has policy format {show(meta.get('format'))}; this cardarena "
                 f"reads format {FORMAT}"
             )
+        activation = meta.get("activation")
+        if not isinstance(activation, str) or activation not in ACTIVATIONS:
+            raise InvalidConfigError(
+                f"{what}: meta 'activation' is {show(activation)}; supported: "
+                f"{', '.join(sorted(ACTIVATIONS))}"
+            )
+        offset, factor = arrays.pop("scale_offset"), arrays.pop("scale_factor")
         weights = {k.removeprefix("weight_") for k in arrays if k.startswith("weight_")}
         biases = {k.removeprefix("bias_") for k in arrays if k.startswith("bias_")}
         expected = {str(index) for index in range(max(len(weights), len(biases)))}
@@ -174,10 +214,30 @@ class NumpyPolicy:
                 + [f"bias_{i}" for i in expected - biases]
             )
             raise InvalidConfigError(
-                f"{str(path)!r}: layer arrays incomplete (missing {', '.join(missing) or 'all'})"
+                f"{what}: layer arrays incomplete (missing {', '.join(missing) or 'all'})"
             )
         layers = [(arrays[f"weight_{i}"], arrays[f"bias_{i}"]) for i in range(len(expected))]
-        return cls(layers, str(meta.get("activation")), offset, factor, meta)
+        try:
+            return cls(layers, activation, offset, factor, meta)
+        except InvalidConfigError as error:
+            raise InvalidConfigError(f"{what}: {error}") from None
+
+
+def _finite(values: Any, name: str) -> np.ndarray:
+    """``values`` as float32, refused unless it is a float array of finite numbers (also
+    after the cast: a float64 weight of 1e300 would become inf)."""
+    array = np.asarray(values)
+    if array.dtype.kind != "f":
+        raise InvalidConfigError(f"{name} must be a float array, got dtype {array.dtype}")
+    with np.errstate(over="ignore"):  # an overflow to inf is reported below
+        array = array.astype(np.float32, copy=False)
+    if not np.isfinite(array).all():
+        bad = int(array.size - np.count_nonzero(np.isfinite(array)))
+        raise InvalidConfigError(
+            f"{name} holds {bad:,} non-finite value(s) (NaN or infinity; as float32); a "
+            "policy's weights, biases and scaler must all be finite"
+        )
+    return array
 
 
 class NumpyPolicyAgent(BaseAgent):

@@ -8,17 +8,17 @@ optimiser state). The shipped ``pretrained`` agents are files written by this co
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from cardarena.agents.numpy_policy import NumpyPolicy, from_sb3_policy
+from cardarena.agents.numpy_policy import NumpyPolicy
 from cardarena.envs.core import InvalidConfigError
+from cardarena.envs.core.untrusted import read_json
 
-from .checkpoint import load_checkpoint, read_meta
+from .checkpoint import load_checkpoint
 from .records import package_version
 
 
@@ -33,13 +33,7 @@ def export_checkpoint(
     """
     checkpoint = Path(checkpoint)
     loaded = load_checkpoint(checkpoint)
-    checkpoint_meta = read_meta(checkpoint)
     meta: dict[str, Any] = {
-        "env": loaded.env_spec.name,
-        "config": loaded.env_spec.config,
-        "observation_shape": list(loaded.scaler.offset.shape),
-        "actions": int(loaded.model.action_space.n),
-        "step": int(checkpoint_meta.get("step", 0)),
         "exported_by": package_version(),
         "source": checkpoint.name,
     }
@@ -47,7 +41,7 @@ def export_checkpoint(
     if run_args is not None:
         meta["train_args"] = run_args
     meta.update(provenance or {})
-    policy = from_sb3_policy(loaded.model.policy, loaded.scaler, meta)
+    policy = loaded.numpy_policy(meta)
     policy.save(out)
     return policy
 
@@ -86,8 +80,10 @@ def _run_args(checkpoint: Path) -> dict[str, Any] | None:
         path = folder / "args.json"
         if path.is_file():
             try:
-                args = json.loads(path.read_text())
-            except json.JSONDecodeError:
+                args = read_json(path, "run arguments")
+            except InvalidConfigError:
+                return None
+            if not isinstance(args, dict):
                 return None
             return {k: v for k, v in args.items() if k not in ("resume", "progress")}
     return None

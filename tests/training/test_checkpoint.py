@@ -1,6 +1,6 @@
-"""Checkpoints: a folder with model, env spec, scaler, step, RNG state and opponent pool,
-written atomically, refused with a clear error when corrupt or foreign, usable as an agent
-spec."""
+"""Checkpoints: a folder of plain data (network and optimiser arrays, settings as JSON, env
+spec, scaler, step, RNG state and opponent pool), written atomically, refused with a clear
+error when corrupt or foreign, usable as an agent spec."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 
 from cardarena.agents import make_agent
 from cardarena.agents.base import EnvSpec
+from cardarena.agents.numpy_policy import NumpyPolicy
 from cardarena.envs import make, make_raw
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
 from cardarena.training import SingleAgentEnv, evaluate
@@ -81,6 +82,15 @@ def test_round_trip_keeps_predictions_spec_scaler_step_rng_and_pool(tmp_path, tr
     before, _ = model.predict(observations, action_masks=masks, deterministic=True)
     after, _ = loaded.model.predict(observations, action_masks=masks, deterministic=True)
     assert np.array_equal(before, after)
+    policy = loaded.numpy_policy()  # the numpy-only path the agent spec plays
+    unscaled = NumpyPolicy(policy.layers, "tanh", np.zeros(observations.shape[1]),
+                           np.ones(observations.shape[1]), {})  # fmt: skip
+    mine = [unscaled.act(o, m) for o, m in zip(observations, masks, strict=True)]
+    assert np.array_equal(before, mine)
+    assert loaded.n_updates == model._n_updates and loaded.settings["n_steps"] == 64
+    optimizer = loaded.model.policy.optimizer.state_dict()["state"]
+    for index, moments in model.policy.optimizer.state_dict()["state"].items():
+        assert torch.equal(optimizer[index]["exp_avg"], moments["exp_avg"])
 
     assert loaded.rng_state["numpy"] == rng_state["numpy"]
     restore_rng_state(loaded.rng_state, bridge.np_random)
@@ -148,22 +158,31 @@ def test_missing_path_and_corrupt_files_are_clear_errors(tmp_path, saved):
 
     meta_text = (saved / "meta.json").read_text()
     (saved / "meta.json").write_text(meta_text[: len(meta_text) // 2])
-    with pytest.raises(InvalidConfigError, match=r"corrupt meta\.json"):
+    with pytest.raises(InvalidConfigError, match=r"meta\.json. is not valid JSON"):
         load_checkpoint(saved)
     meta = json.loads(meta_text)
     (saved / "meta.json").write_text(json.dumps({**meta, "format": 99}))
-    with pytest.raises(InvalidConfigError, match=r"has format 99; .* reads format 1"):
+    with pytest.raises(InvalidConfigError, match=r"has format 99; .* reads format 2"):
+        load_checkpoint(saved)
+    (saved / "meta.json").write_text(json.dumps({**meta, "format": 1}))
+    with pytest.raises(InvalidConfigError, match=r"format 1 \(an SB3 model.zip, which can only"):
+        load_checkpoint(saved)
+    (saved / "meta.json").write_text(json.dumps({**meta, "step": 1e300}))
+    with pytest.raises(InvalidConfigError, match=r"step is 1e\+300, not a whole number"):
+        load_checkpoint(saved)
+    (saved / "meta.json").write_text(meta_text.replace('"step": 64', '"step": 1e400'))
+    with pytest.raises(InvalidConfigError, match=r"1e400 overflows"):
         load_checkpoint(saved)
     (saved / "meta.json").write_text(meta_text)
 
-    model = saved / "model.zip"
-    data = model.read_bytes()
-    model.write_bytes(data[: len(data) // 2])  # truncated
-    with pytest.raises(InvalidConfigError, match=r"model.zip is corrupt \(checksum"):
+    network = saved / "policy.npz"
+    data = network.read_bytes()
+    network.write_bytes(data[: len(data) // 2])  # truncated
+    with pytest.raises(InvalidConfigError, match=r"policy.npz is corrupt \(checksum"):
         load_checkpoint(saved)
-    meta["files"]["model.zip"] = ckpt._sha256(model)  # a consistent but truncated zip
+    meta["files"]["policy.npz"] = ckpt._sha256(network)  # a consistent but truncated file
     (saved / "meta.json").write_text(json.dumps(meta))
-    with pytest.raises(InvalidConfigError, match=r"cannot load model\.zip as MaskablePPO"):
+    with pytest.raises(InvalidConfigError, match=r"policy\.npz"):
         load_checkpoint(saved)
 
 
@@ -184,6 +203,9 @@ def test_another_env_version_or_space_is_refused(saved):
 def test_a_scaler_that_does_not_match_the_box_is_refused(saved, trained):
     bridge, model = trained
     np.savez(saved / "scaler.npz", offset=bridge.scaler.offset + 1, scale=bridge.scaler.scale)
+    meta = json.loads((saved / "meta.json").read_text())
+    meta["files"]["scaler.npz"] = ckpt._sha256(saved / "scaler.npz")  # consistent, but other
+    (saved / "meta.json").write_text(json.dumps(meta))
     with pytest.raises(InvalidConfigError, match="scaler does not match the observation Box"):
         load_checkpoint(saved)
     other = ObservationScaler(make("promise_war_v0", num_players=3).observation_space(
@@ -208,3 +230,49 @@ def test_a_checkpoint_is_an_agent_spec_that_plays_legal_games(saved):
                  "random", games=1)  # fmt: skip
     with pytest.raises(InvalidConfigError, match="not a checkpoint"):
         make_agent(str(saved.parent))
+
+
+def _moved_aside(saved, trained, monkeypatch):
+    """The state a kill between the two renames of a save leaves: the old copy aside, nothing
+    at the path."""
+    bridge, model = trained
+    real_replace = ckpt.os.replace
+    calls = []
+
+    def replace(src, dst):
+        calls.append(dst)
+        if len(calls) == 2:
+            raise OSError("killed")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(ckpt.os, "replace", replace)
+    with pytest.raises(OSError, match="killed"):
+        save_checkpoint(saved, model, "promise_war_v0", bridge.scaler, step=999)
+    monkeypatch.undo()
+    assert not saved.exists()
+
+
+def test_an_agent_spec_naming_a_checkpoint_between_renames_recovers_it(saved, trained,
+                                                                        monkeypatch):  # fmt: skip
+    _moved_aside(saved, trained, monkeypatch)
+    agent = make_agent(str(saved))
+    result = evaluate(lambda: make_raw("promise_war_v0"), agent, "random", games=2)
+    assert result.games == 2 and load_checkpoint(saved).step == 64
+
+
+def test_recovery_never_restores_a_partial_copy_and_cleans_stale_ones(saved, trained,
+                                                                       monkeypatch):  # fmt: skip
+    import os
+    import shutil
+
+    _moved_aside(saved, trained, monkeypatch)
+    (complete,) = saved.parent.glob(".ckpt.old-*")
+    partial = saved.parent / ".ckpt.old-partial"
+    shutil.copytree(complete, partial)
+    (partial / "policy.npz").unlink()  # a clean-up killed halfway through its rmtree
+    meta = json.loads((partial / "meta.json").read_text())
+    (partial / "meta.json").write_text(json.dumps({**meta, "step": 10_000}))  # looks newer
+    os.utime(partial, (1e10, 1e10))
+    assert not ckpt.is_complete(partial) and ckpt.is_complete(complete)
+    assert load_checkpoint(saved).step == 64  # the complete copy came back
+    assert sorted(p.name for p in saved.parent.iterdir()) == ["ckpt"]  # stale copies gone

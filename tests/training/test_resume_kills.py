@@ -1,0 +1,151 @@
+"""A run killed at any moment, inside a checkpoint write included, and resumed, has performed
+exactly one PPO update per rollout its step counter claims, and every checkpoint it left is
+complete; a second writer on the same run folder is refused while the first holds it.
+
+Each kill is a real SIGKILL in a ``cardarena train`` subprocess: either at a random call of
+the file operations a checkpoint write makes (``os.replace``, ``os.fsync``, ``np.savez``,
+``shutil.rmtree``), or after a random delay.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from cardarena.training.checkpoint import load_checkpoint
+from cardarena.training.train import resume_point
+
+pytestmark = pytest.mark.slow
+
+ROLLOUT = 2 * 16  # --n-envs 2 --n-steps 16
+EPOCHS = 2
+STEPS = 10 * ROLLOUT
+BASE = ["train", "promise_war_v0", "--n-envs", "2", "--n-steps", "16", "--batch-size", "32",
+         "--n-epochs", str(EPOCHS), "--checkpoint-every", str(ROLLOUT), "--eval-every", "0",
+         "--selfplay", "--snapshot-every", str(2 * ROLLOUT), "--final-eval-games", "2",
+         "--seed", "5", "--no-progress", "--torch-threads", "1"]  # fmt: skip
+TRAIN = [*BASE, "--steps", str(STEPS)]
+
+DRIVER = textwrap.dedent(
+    """
+    import os, shutil, signal, sys
+    import numpy as np
+    kill_at, calls = int(sys.argv[1]), [0]
+
+    def armed(module, name):
+        real = getattr(module, name)
+
+        def wrapped(*args, **kwargs):
+            calls[0] += 1
+            if calls[0] == kill_at:
+                os.kill(os.getpid(), signal.SIGKILL)
+            return real(*args, **kwargs)
+
+        setattr(module, name, wrapped)
+
+    for module, name in ((os, "replace"), (os, "fsync"), (np, "savez"), (shutil, "rmtree")):
+        armed(module, name)
+    from cardarena.training.cli import main
+    sys.exit(main(sys.argv[2:]))
+    """
+)
+
+
+def _has_checkpoint(out: Path) -> bool:
+    return (out / "latest").is_dir() or any((out / "checkpoints").glob("step_*"))
+
+
+def _command(driver: Path, out: Path, kill_at: int) -> list[str]:
+    resume = ["--resume"] if _has_checkpoint(out) else []
+    return [sys.executable, str(driver), str(kill_at), *TRAIN, "--out", str(out), *resume]
+
+
+def _updates_match_steps(out: Path, finished: bool = True) -> list[int]:
+    steps = []
+    for path in [out / "latest", *sorted((out / "checkpoints").glob("step_*"))]:
+        meta = json.loads((path / "meta.json").read_text())
+        assert meta["step"] % ROLLOUT == 0, (path, meta["step"])
+        assert meta["n_updates"] == EPOCHS * meta["step"] // ROLLOUT, (path, meta)
+        load_checkpoint(path)  # complete: every file there, checksums right
+        steps.append(meta["step"])
+    leftovers = [p.name for p in out.rglob(".*") if ".old-" in p.name or ".tmp-" in p.name]
+    assert not (finished and leftovers), leftovers  # a kill leaves some; the next run cleans
+    return steps
+
+
+def test_killed_anywhere_and_resumed_the_run_loses_no_update(tmp_path):
+    driver = tmp_path / "driver.py"
+    driver.write_text(DRIVER)
+    out = tmp_path / "run"
+    rng = np.random.default_rng(2026)
+    kills = 0
+    for attempt in range(12):
+        if attempt < 4:  # inside the file operations of a checkpoint write
+            done = subprocess.run(_command(driver, out, int(rng.integers(1, 120))),
+                                  capture_output=True, text=True, timeout=120)  # fmt: skip
+        else:  # at a random moment (a kill_at that is never reached)
+            process = subprocess.Popen(_command(driver, out, 10**9), stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True)  # fmt: skip
+            try:
+                process.wait(timeout=float(rng.uniform(2.5, 6.0)) if attempt < 7 else 120)
+            except subprocess.TimeoutExpired:
+                os.kill(process.pid, signal.SIGKILL)
+            stdout, stderr = process.communicate()
+            done = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+        if done.returncode == 0:
+            break
+        assert done.returncode == -signal.SIGKILL, done.stderr
+        kills += 1
+        if _has_checkpoint(out):
+            _updates_match_steps(out, finished=False)
+    assert done.returncode == 0, done.stderr
+    assert kills >= 4
+    steps = _updates_match_steps(out)
+    assert max(steps) == STEPS and load_checkpoint(resume_point(out)).step == STEPS
+    final = load_checkpoint(out / "latest")
+    assert final.n_updates == EPOCHS * STEPS // ROLLOUT  # as an uninterrupted run
+    snapshots = [o for o in final.opponents if "snapshots" in o]
+    assert snapshots and all(Path(s).is_dir() for s in snapshots)
+
+
+def test_a_second_train_on_the_same_out_is_refused_naming_the_holder(tmp_path):
+    out = tmp_path / "run"
+    first = subprocess.Popen(
+        [sys.executable, "-m", "cardarena.training.cli", *BASE, "--steps", "100000000",
+         "--out", str(out)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not (out / ".lock").is_file() or not (out / ".lock").read_text():
+            assert first.poll() is None, first.stderr.read() if first.stderr else ""
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        second = subprocess.run(
+            [sys.executable, "-m", "cardarena.training.cli", *TRAIN, "--out", str(out)],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert second.returncode == 2
+        assert f"in use by another cardarena train (pid {first.pid}" in second.stderr
+        assert "Traceback" not in second.stderr
+    finally:
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait()
+    # The lock died with its holder: the folder is usable again at once.
+    again = subprocess.run(
+        [sys.executable, "-m", "cardarena.training.cli", *TRAIN, "--out", str(out),
+         *(["--resume"] if _has_checkpoint(out) else [])],
+        capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr
