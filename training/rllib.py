@@ -63,6 +63,7 @@ from cardarena.envs.core import InvalidConfigError, ObservationScaler
 
 from .evaluate import MatchResult, evaluate
 from .export import random_decisions
+from .jsonl import append_jsonl
 from .records import package_version
 from .stats import wilson_interval
 
@@ -633,8 +634,7 @@ def train_rllib(
             result = algo.train()
             done = env_steps(result)
             row = _progress_row(result, done, time.perf_counter() - begin)
-            with (out / "progress.jsonl").open("a") as stream:
-                stream.write(json.dumps(row) + "\n")
+            append_jsonl(out / "progress.jsonl", [row])
             if snapshot_every > 0 and algo.iteration % snapshot_every == 0:
                 path = out / "snapshots" / f"iter_{algo.iteration}.npz"
                 export_rllib_policy(algo, SHARED, path, provenance={"step": done})
@@ -732,8 +732,7 @@ def _export_and_evaluate(
             row.update(
                 win_rate_random=result.win_rate, wilson_95=[low, high], summary=result.summary()
             )
-        with (out / "final_eval.jsonl").open("a") as stream:
-            stream.write(json.dumps(row) + "\n")
+        append_jsonl(out / "final_eval.jsonl", [row])
         summary["policies"][pid] = row
     return summary
 

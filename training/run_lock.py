@@ -78,7 +78,7 @@ def _try_lock(handle: IO[Any]) -> bool:
     import msvcrt
 
     try:
-        msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+        msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
     except OSError:
         return False
     return True

@@ -20,10 +20,10 @@ Needs the ``train`` extra.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 import warnings
-from collections.abc import Mapping
 from dataclasses import asdict, fields
 from importlib.util import find_spec
 from pathlib import Path
@@ -35,19 +35,24 @@ from cardarena.agents import EnvSpec, MaskablePolicyAgent
 from cardarena.agents.numpy_policy import NumpyPolicyAgent, from_sb3_policy
 from cardarena.envs import make
 from cardarena.envs.core import InvalidConfigError
+from cardarena.envs.core.untrusted import read_json
 
 from .checkpoint import (
     capture_rng_state,
     is_checkpoint,
     load_checkpoint,
     read_meta,
+    rebuild_model,
     restore_rng_state,
     save_checkpoint,
 )
 from .evaluate import evaluate
+from .jsonl import append_jsonl
 from .league import LeaguePool
+from .ppo import build_model
+from .run_lock import RunLock
 from .single_agent import SingleAgentEnv
-from .train_args import DEFAULTS, TrainArgs, add_arguments, args_from_namespace
+from .train_args import DEFAULTS, FALLBACK, TrainArgs, add_arguments, args_from_namespace
 
 
 def _has(module: str) -> bool:
@@ -152,33 +157,8 @@ class _Trainer:
                     seed=self.args.seed,
                 ).ratings
                 row["league_ratings"] = {spec: list(r) for spec, r in ratings.items()}
-        with open(self.out / "eval.jsonl", "a") as handle:
-            handle.write(json.dumps(row) + "\n")
+        append_jsonl(self.out / "eval.jsonl", [row])
         return row
-
-
-def build_model(
-    vec_env: Any, hyper: Mapping[str, Any], *, n_epochs: int, gamma: float, seed: int
-) -> Any:
-    """A new MaskablePPO MlpPolicy on ``vec_env`` with ``hyper`` (a ``DEFAULTS`` entry or
-    ``TrainArgs.hyper``): the one place the hyper-parameters meet the model (``cardarena
-    bench --learn`` builds its models here too, so it measures what training runs)."""
-    from sb3_contrib import MaskablePPO
-
-    return MaskablePPO(
-        "MlpPolicy",
-        vec_env,
-        n_steps=hyper["n_steps"],
-        batch_size=hyper["batch_size"],
-        n_epochs=n_epochs,
-        learning_rate=hyper["learning_rate"],
-        gamma=gamma,
-        ent_coef=hyper["ent_coef"],
-        policy_kwargs={"net_arch": list(hyper["net_arch"])},
-        seed=seed,
-        device="cpu",
-        verbose=0,
-    )
 
 
 def _evaluation_agent(model: Any, scaler: Any) -> Any:
@@ -190,42 +170,41 @@ def _evaluation_agent(model: Any, scaler: Any) -> Any:
         return MaskablePolicyAgent(model, scaler)
 
 
-def _callback(trainer: _Trainer, start_step: int, total: int) -> Any:
-    from stable_baselines3.common.callbacks import BaseCallback
+class _AfterUpdate:
+    """Runs right after every PPO update (``build_model(after_update=...)``): snapshots,
+    evaluations and checkpoints happen there, where the step counter and the network agree,
+    so a checkpoint at step N holds exactly the updates of the rollouts up to N."""
 
-    args = trainer.args
+    def __init__(self, trainer: _Trainer, start_step: int, total: int) -> None:
+        args = self.args = trainer.args
+        self.trainer, self.start_step, self.total = trainer, start_step, total
+        self.model: Any = None
+        self.next_ckpt = (start_step // args.checkpoint_every + 1) * args.checkpoint_every
+        self.next_eval = (
+            (start_step // args.eval_every + 1) * args.eval_every if args.eval_every else None
+        )
+        self.next_snap = (start_step // args.snapshot_every + 1) * args.snapshot_every
+        self.last_print = 0.0
+        self.started = time.perf_counter()
 
-    class TrainCallback(BaseCallback):
-        def __init__(self) -> None:
-            super().__init__()
-            self.next_ckpt = (start_step // args.checkpoint_every + 1) * args.checkpoint_every
-            self.next_eval = (
-                (start_step // args.eval_every + 1) * args.eval_every if args.eval_every else None
-            )
-            self.next_snap = (start_step // args.snapshot_every + 1) * args.snapshot_every
-            self.last_print = 0.0
-            self.started = time.perf_counter()
-
-        def _on_step(self) -> bool:
-            step = int(self.num_timesteps)
-            if trainer.pool is not None and step >= self.next_snap:
-                trainer.snapshot(self.model, step)
-                self.next_snap = (step // args.snapshot_every + 1) * args.snapshot_every
-            if self.next_eval is not None and step >= self.next_eval:
-                row = trainer.evaluate(self.model, step, args.eval_games)
-                self.logger.record("eval/win_rate_random", row["win_rate_random"])
-                self.logger.record("eval/win_rate_heuristic", row["win_rate_heuristic"])
-                self.next_eval = (step // args.eval_every + 1) * args.eval_every
-            if step >= self.next_ckpt:
-                trainer.save(self.model, step)
-                self.next_ckpt = (step // args.checkpoint_every + 1) * args.checkpoint_every
-            if args.progress and time.perf_counter() - self.last_print > 1.0:
-                self.last_print = time.perf_counter()
-                rate = (step - start_step) / max(self.last_print - self.started, 1e-9)
-                print(f"\r{args.env}: step {step}/{total} ({rate:.0f}/s)", end="", file=sys.stderr)
-            return True
-
-    return TrainCallback()
+    def __call__(self) -> None:
+        args, trainer, model = self.args, self.trainer, self.model
+        step = int(model.num_timesteps)
+        if trainer.pool is not None and step >= self.next_snap:
+            trainer.snapshot(model, step)
+            self.next_snap = (step // args.snapshot_every + 1) * args.snapshot_every
+        if self.next_eval is not None and step >= self.next_eval:
+            row = trainer.evaluate(model, step, args.eval_games)
+            model.logger.record("eval/win_rate_random", row["win_rate_random"])
+            model.logger.record("eval/win_rate_heuristic", row["win_rate_heuristic"])
+            self.next_eval = (step // args.eval_every + 1) * args.eval_every
+        if step >= self.next_ckpt:
+            trainer.save(model, step)
+            self.next_ckpt = (step // args.checkpoint_every + 1) * args.checkpoint_every
+        if args.progress and time.perf_counter() - self.last_print > 1.0:
+            self.last_print = time.perf_counter()
+            rate = (step - self.start_step) / max(self.last_print - self.started, 1e-9)
+            print(f"\r{args.env}: step {step}/{self.total} ({rate:.0f}/s)", end="", file=sys.stderr)
 
 
 LEAGUE_FILE = "league.json"
@@ -237,8 +216,10 @@ def _check_same_league(out: Path, args: TrainArgs) -> None:
     """Refuse a resume whose league flags differ from the run's ``args.json`` (a default
     that changed between versions would otherwise switch the sampling silently)."""
     try:
-        saved = json.loads((out / "args.json").read_text())
-    except (OSError, ValueError):
+        saved = read_json(out / "args.json", "run arguments")
+    except InvalidConfigError:
+        return
+    if not isinstance(saved, dict):
         return
     differ = [
         f"--{key.replace('_', '-')} {saved[key]!r} (now {getattr(args, key)!r})"
@@ -254,9 +235,20 @@ def _check_same_league(out: Path, args: TrainArgs) -> None:
 
 def save_loss_rates(out: Path, pool: LeaguePool, step: int) -> None:
     """Keep the league's measured loss rates beside the checkpoints (written atomically), so a
-    resumed ``prioritised`` league samples as before the stop instead of from equal weights."""
+    resumed ``prioritised`` league samples as before the stop instead of from equal weights.
+    Snapshots are named by their path relative to ``out``, so the run can move."""
+    rates = {
+        (os.path.relpath(entry, out) if is_checkpoint(entry) else entry): rate
+        for entry, rate in pool.loss_rates.items()
+    }
+    snapshots = [entry for entry in pool.loss_rates if is_checkpoint(entry)]
+    data = {
+        "step": step,
+        "loss_rates": rates,
+        "snapshots": [os.path.relpath(entry, out) for entry in snapshots],
+    }
     temporary = out / f"{LEAGUE_FILE}.partial"
-    temporary.write_text(json.dumps({"step": step, "loss_rates": pool.loss_rates}, indent=1))
+    temporary.write_text(json.dumps(data, indent=1))
     temporary.replace(out / LEAGUE_FILE)
 
 
@@ -265,15 +257,18 @@ def restore_loss_rates(out: Path, pool: LeaguePool, step: int | None = None) -> 
     or unreadable file leaves the pool as it is: the rates are measured again at the next
     evaluation; rates measured after ``step``, the checkpoint resumed from, are not used)."""
     try:
-        data = json.loads((out / LEAGUE_FILE).read_text())
-        saved, measured = data["loss_rates"], int(data["step"])
-    except (OSError, ValueError, KeyError, TypeError):
+        data = read_json(out / LEAGUE_FILE, "league state")
+        saved, measured = dict(data["loss_rates"]), int(data["step"])
+        snapshots = set(data.get("snapshots", []))
+    except (InvalidConfigError, KeyError, TypeError, ValueError):
         return
     if step is not None and measured > step:  # measured after the checkpoint resumed from
         return
-    for entry, rate in saved.items():
-        if entry in pool.entries and isinstance(rate, int | float):
-            pool.record_result(entry, float(rate))
+    entries = {os.path.normpath(entry): entry for entry in pool.entries}
+    for name, rate in saved.items():
+        entry = os.path.normpath(out / name) if name in snapshots else name
+        if entry in entries and isinstance(rate, int | float) and not isinstance(rate, bool):
+            pool.record_result(entries[entry], float(rate))
 
 
 def resume_point(out: Path) -> Path:
@@ -282,11 +277,8 @@ def resume_point(out: Path) -> Path:
     best, best_step = out / "latest", -1
     candidates = [out / "latest", *sorted((out / "checkpoints").glob("step_*"))]
     for path in candidates:
-        try:
-            step = int(read_meta(path)["step"])
-        except (InvalidConfigError, TypeError, ValueError):
-            continue
-        if step > best_step:
+        step = read_step(path)
+        if step is not None and step > best_step:
             best, best_step = path, step
     return best
 
@@ -298,16 +290,24 @@ def train(args: TrainArgs) -> Path:
         return _train_rllib(args)
     try:
         import torch
-        from sb3_contrib import MaskablePPO
         from stable_baselines3.common.logger import configure
         from stable_baselines3.common.vec_env import DummyVecEnv
     except ImportError as missing:
         raise SystemExit(
             f"training needs the 'train' extra ({missing.name} is missing): "
-            "pip install 'cardarena[train]'"
+            "pip install -e '.[train]' from a clone, or pip install 'cardarena[train]'"
         ) from missing
     args = args.resolved()
     out: Path = args.out  # type: ignore[assignment]
+    out.mkdir(parents=True, exist_ok=True)
+    with RunLock(out):
+        return _train_locked(args, out, torch, configure, DummyVecEnv)
+
+
+def _train_locked(
+    args: TrainArgs, out: Path, torch: Any, configure: Any, vec_env_type: Any
+) -> Path:
+    """``train`` once this process holds the run folder's lock."""
     if args.resume:
         _check_same_league(out, args)
     latest = resume_point(out)
@@ -316,9 +316,8 @@ def train(args: TrainArgs) -> Path:
         if args.resume
         else None
     )
-    if not args.resume and is_checkpoint(out / "latest"):
+    if not args.resume and read_step(latest) is not None:
         raise InvalidConfigError(f"{out} already holds a run; pass --resume or another --out")
-    out.mkdir(parents=True, exist_ok=True)
 
     # Seeding: torch for the network, numpy for SB3 internals, the vec env's seeds for deals,
     # seats and opponents (the bridge's own generators). A resume restores all of them.
@@ -343,22 +342,27 @@ def train(args: TrainArgs) -> Path:
             restore_loss_rates(out, pool, checkpoint.step)
     opponent: Any = pool if pool is not None else list(baselines)
     config = _env_config(args)
-    vec_env = DummyVecEnv(
+    vec_env = vec_env_type(
         [lambda: SingleAgentEnv(args.env, opponent=opponent, env_config=config)] * args.n_envs
     )
     args.opponent = list(baselines)
     trainer = _Trainer(args, vec_env, pool)
-    hyper = args.hyper
+    start_step = checkpoint.step if checkpoint is not None else 0
+    after_update = _AfterUpdate(trainer, start_step, args.steps)
     if checkpoint is None:
         model = build_model(
-            vec_env, hyper, n_epochs=args.n_epochs, gamma=args.gamma, seed=args.seed
+            vec_env,
+            args.hyper,
+            n_epochs=args.n_epochs,
+            gamma=args.gamma,
+            seed=args.seed,
+            after_update=after_update,
         )
-        start_step = 0
         (out / "args.json").write_text(json.dumps(asdict(args), default=str, indent=2))
     else:
-        model = MaskablePPO.load(latest / "model.zip", env=vec_env, device="cpu")
-        model.num_timesteps = start_step = checkpoint.step
+        model = rebuild_model(checkpoint, vec_env, after_update, seed=args.seed)
         trainer.restore_rng(checkpoint.rng_state)
+    after_update.model = model
     formats = ["csv"] + (["tensorboard"] if _has("tensorboard") else [])
     model.set_logger(configure(str(out / "logs" / f"run_{start_step}"), formats))
 
@@ -367,7 +371,6 @@ def train(args: TrainArgs) -> Path:
     if remaining:
         model.learn(
             total_timesteps=remaining,
-            callback=_callback(trainer, start_step, args.steps),
             reset_num_timesteps=checkpoint is None,
             progress_bar=args.progress and _has("tqdm") and _has("rich"),
         )
@@ -375,8 +378,9 @@ def train(args: TrainArgs) -> Path:
     if args.progress:
         print(file=sys.stderr)
     step = int(model.num_timesteps)
-    done_before = checkpoint is not None and step == checkpoint.step
-    final = latest if done_before else trainer.save(model, step)  # never rewrite a saved step
+    final = out / "checkpoints" / f"step_{step}"
+    if read_step(final) != step:  # never rewrite a saved step
+        final = trainer.save(model, step)
     row = trainer.evaluate(model, step, args.final_eval_games, final=True)
     print(
         f"{args.env}: trained to step {step} ({step - start_step} steps in {seconds:.0f} s, "
@@ -386,6 +390,14 @@ def train(args: TrainArgs) -> Path:
     print(f"final evaluation vs heuristic: {row['summary_heuristic']}")
     vec_env.close()
     return final
+
+
+def read_step(path: Path) -> int | None:
+    """The step of the checkpoint at ``path``, or None when there is none."""
+    try:
+        return int(read_meta(path)["step"])
+    except InvalidConfigError:
+        return None
 
 
 #: The ``TrainArgs`` fields ``--backend rllib`` uses (the rest are MaskablePPO's).
@@ -401,7 +413,7 @@ def _train_rllib(args: TrainArgs) -> Path:
     if not _has("ray"):
         raise SystemExit(
             "--backend rllib needs the 'rllib' extra (ray is missing): "
-            "pip install 'cardarena[rllib]'"
+            "pip install -e '.[rllib]' from a clone, or pip install 'cardarena[rllib]'"
         )
     from .rllib import train_from_args
 
@@ -423,4 +435,12 @@ def _train_rllib(args: TrainArgs) -> Path:
     return out
 
 
-__all__ = ["DEFAULTS", "TrainArgs", "add_arguments", "args_from_namespace", "train"]
+__all__ = [
+    "DEFAULTS",
+    "FALLBACK",
+    "TrainArgs",
+    "add_arguments",
+    "args_from_namespace",
+    "build_model",
+    "train",
+]

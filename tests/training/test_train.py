@@ -241,6 +241,7 @@ def test_train_prints_the_final_evaluation(tmp_path, capsys):
 def test_selfplay_adds_snapshots_and_samples_them(tmp_path, monkeypatch):
     pytest.importorskip("sb3_contrib")
     from cardarena.training import league
+    from cardarena.training.checkpoint import load_checkpoint
 
     drawn: list[str] = []
     original = league.LeaguePool.sample
@@ -259,8 +260,10 @@ def test_selfplay_adds_snapshots_and_samples_them(tmp_path, monkeypatch):
     snapshots = sorted(str(p.resolve()) for p in (tmp_path / "snapshots").iterdir())
     assert len(snapshots) >= 2
     meta = json.loads((tmp_path / "latest" / "meta.json").read_text())
-    assert meta["opponents"][:2] == ["random", "heuristic"]
-    assert set(snapshots) <= set(meta["opponents"]) | {snapshots[-1]}
+    assert meta["opponents"][:2] == [{"spec": "random"}, {"spec": "heuristic"}]
+    assert all(entry["path"].startswith("../snapshots/") for entry in meta["opponents"][2:])
+    opponents = load_checkpoint(tmp_path / "latest").opponents
+    assert set(snapshots) <= {str(Path(o).resolve()) for o in opponents[2:]} | {snapshots[-1]}
     assert set(drawn) & set(snapshots), "no snapshot was ever drawn as an opponent"
     rows = [json.loads(line) for line in (tmp_path / "eval.jsonl").read_text().splitlines()]
     assert any(row.get("league_loss_rates") for row in rows)
