@@ -4,17 +4,23 @@ from the ``eval.jsonl`` that ``cardarena train`` appends to at every evaluation.
 ``plot_learning_curves(runs, "curves.png")`` draws one panel per run with a 95% Wilson band
 around each evaluation; ``cardarena curves runs/a runs/b --out curves.png`` does the same
 from the shell. Needs matplotlib (the ``plot`` extra).
+
+A run folder may come from someone else, and ``eval.jsonl`` may end in a line torn by a
+crash: it is read as crash-tolerant JSON lines (``training.jsonl``: the torn last line is
+dropped with a warning, a bad line elsewhere refused naming file and line, the file at most
+512 MiB), and ``args.json`` within the limits of ``cardarena.envs.core.untrusted``.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from cardarena.envs.core import InvalidConfigError
+from cardarena.envs.core.untrusted import printable, read_json, show
 
+from .jsonl import BadLineError, read_jsonl
 from .stats import wilson_interval
 
 OPPONENTS = ("random", "heuristic")
@@ -28,28 +34,68 @@ def read_curve(run: str | Path) -> list[dict[str, Any]]:
         raise InvalidConfigError(f"{str(run)!r} has no eval.jsonl (not a cardarena train --out)")
     games = _eval_games(Path(run))
     rows: dict[tuple[int, bool], dict[str, Any]] = {}
-    for number, line in enumerate(path.read_text().splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            key = (int(row["step"]), bool(row.get("final", False)))
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
-            raise InvalidConfigError(f"{path}:{number}: not an evaluation row ({error})") from error
+    try:
+        lines = read_jsonl(path, "evaluation log")
+    except BadLineError as error:
+        raise InvalidConfigError(f"{path}:{error.line}: not an evaluation row ({error})") from None
+    for number, row in lines:
+        rows[_row_key(row, f"{path}:{number}")] = row
+        final = bool(row.get("final", False))
         for name in OPPONENTS:
-            row.setdefault(f"games_{name}", games[1] if key[1] else games[0])
-        rows[key] = row
+            row.setdefault(f"games_{name}", games[1] if final else games[0])
+            _check_row(row, name, f"{path}:{number}")
     return [rows[key] for key in sorted(rows)]
+
+
+def _row_key(row: Any, where: str) -> tuple[int, bool]:
+    if not isinstance(row, dict):
+        raise InvalidConfigError(
+            f"{where}: not an evaluation row (a JSON {type(row).__name__}, not an object)"
+        )
+    step, final = row.get("step"), row.get("final", False)
+    if not isinstance(step, int) or isinstance(step, bool) or step < 0:
+        raise InvalidConfigError(
+            f"{where}: not an evaluation row ('step' must be a non-negative integer, got "
+            f"{show(step)})"
+        )
+    if not isinstance(final, bool):
+        raise InvalidConfigError(f"{where}: 'final' must be true or false, got {show(final)}")
+    return step, final
+
+
+def _check_row(row: dict[str, Any], name: str, where: str) -> None:
+    """A win rate in [0, 1] and a positive whole number of games, so plotting cannot fail."""
+    games = row[f"games_{name}"]
+    if not isinstance(games, int) or isinstance(games, bool) or games < 1:
+        raise InvalidConfigError(
+            f"{where}: 'games_{name}' must be a positive integer, got {show(games)}"
+        )
+    rate = row.get(f"win_rate_{name}")
+    if rate is not None and not (
+        isinstance(rate, (int, float)) and not isinstance(rate, bool) and 0.0 <= rate <= 1.0
+    ):
+        raise InvalidConfigError(
+            f"{where}: 'win_rate_{name}' must be a number in [0, 1], got {show(rate)}"
+        )
+
+
+def _args(run: Path) -> dict[str, Any] | None:
+    """The run's ``args.json`` as a dict, None if it is missing or not a readable object."""
+    try:
+        args = read_json(run / "args.json", "run arguments")
+    except InvalidConfigError:
+        return None
+    return args if isinstance(args, dict) else None
 
 
 def _eval_games(run: Path) -> tuple[int, int]:
     """(periodic, final) games per opponent from the run's ``args.json`` (rows written before
     the games were recorded in each row)."""
-    try:
-        args = json.loads((run / "args.json").read_text())
-        return int(args["eval_games"]), int(args["final_eval_games"])
-    except (OSError, KeyError, ValueError, TypeError):
-        return 100, 400
+    args = _args(run) or {}
+    counts = args.get("eval_games"), args.get("final_eval_games")
+    if all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in counts):
+        return counts[0], counts[1]  # type: ignore[return-value]
+    return 100, 400
 
 
 def plot_learning_curves(
@@ -101,12 +147,13 @@ def plot_learning_curves(
 
 def _run_name(run: Path, curve: list[dict[str, Any]]) -> str:
     """``env`` (and the league's sampling mode for a self-play run)."""
-    try:
-        args = json.loads((run / "args.json").read_text())
-        name = str(args["env"])
-    except (OSError, KeyError, ValueError):
+    args = _args(run)
+    if args is None or not isinstance(args.get("env"), str):
         return run.name
-    return f"{name}, self-play league ({args.get('league_mode')})" if args.get("selfplay") else name
+    name = printable(args["env"], 60)
+    if args.get("selfplay"):
+        return f"{name}, self-play league ({printable(args.get('league_mode'), 40)})"
+    return name
 
 
 __all__ = ["plot_learning_curves", "read_curve"]

@@ -28,14 +28,34 @@ class TornLineWarning(UserWarning):
     """A JSON-lines file ended in a line cut short by a crash; the line was dropped."""
 
 
+class BadLineError(InvalidConfigError):
+    """A line of a JSON-lines file that is not valid JSON within the limits; ``line`` is its
+    1-based number, so a reader can word the error its own way."""
+
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def _is_cut_short(line: bytes) -> bool:
+    """Whether ``line`` is not even well-formed JSON text (a write cut mid-line). Numbers are
+    not converted, so a 5,000-digit integer counts as complete (and is refused later by
+    ``parse_json`` with its own message); so does a line nested too deeply to scan."""
+    try:
+        json.loads(line.decode("utf-8"), parse_int=len, parse_float=len, parse_constant=len)
+    except RecursionError:
+        return False
+    except ValueError:  # UnicodeDecodeError and JSONDecodeError alike: cut mid-write
+        return True
+    return False
+
+
 def _torn_tail(data: bytes) -> tuple[int, int] | None:
     """(offset, line number) of a torn final line in ``data``, or None when it has none."""
     if not data or data.endswith(b"\n"):
         return None
     start = data.rfind(b"\n") + 1
-    try:
-        json.loads(data[start:].decode("utf-8"))
-    except ValueError:  # UnicodeDecodeError and JSONDecodeError alike: cut mid-write
+    if _is_cut_short(data[start:]):
         return start, data.count(b"\n") + 1
     return None  # complete JSON, only the newline is missing
 
@@ -53,8 +73,13 @@ def read_jsonl(
         raise InvalidConfigError(
             f"{what} {str(path)!r} is {size:,} bytes; at most {max_bytes:,} are read"
         )
-    with path.open("rb") as handle:
-        data = handle.read(max_bytes + 1)
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as error:  # a folder, no permission, gone since the stat
+        raise InvalidConfigError(f"{what} {str(path)!r} cannot be read: {error.strerror}") from None
+    if len(data) > max_bytes:  # grew since the stat
+        raise InvalidConfigError(f"{what} {str(path)!r} is over {max_bytes:,} bytes")
     torn = _torn_tail(data)
     if torn is not None:
         offset, number = torn
@@ -70,15 +95,41 @@ def read_jsonl(
         if not line.strip():
             continue
         where = f"{path}, line {number}"
-        rows.append((number, parse_json(decode_utf8(line, where), where)))
+        try:
+            rows.append((number, parse_json(decode_utf8(line, where), where)))
+        except InvalidConfigError as error:
+            raise BadLineError(str(error), number) from None
     return rows
+
+
+def _line_number(handle: Any, offset: int) -> int:
+    """The 1-based number of the line starting at byte ``offset`` (read in 1 MiB chunks)."""
+    handle.seek(0)
+    newlines, left = 0, offset
+    while left > 0:
+        chunk = handle.read(min(left, 1 << 20))
+        if not chunk:
+            break
+        newlines += chunk.count(b"\n")
+        left -= len(chunk)
+    return newlines + 1
 
 
 def append_jsonl(path: str | os.PathLike[str], rows: Iterable[Mapping[str, Any]]) -> None:
     """Append ``rows`` as JSON lines, all in one write, flushed to disk; a torn last line left
     by an earlier crash is cut off first (with a warning), so the new lines start fresh."""
+    append_lines(path, [json.dumps(row, allow_nan=False) for row in rows])
+
+
+def append_lines(path: str | os.PathLike[str], lines: Iterable[str]) -> None:
+    """``append_jsonl`` for rows already serialised, one JSON text per item (no newline in
+    it), for writers that fix their own layout (match records are compact and digested)."""
     path = Path(path)
-    text = "".join(json.dumps(row, allow_nan=False) + "\n" for row in rows)
+    lines = list(lines)
+    for line in lines:
+        if "\n" in line or "\r" in line:
+            raise ValueError("append_lines: a JSON line must not hold a line break")
+    text = "".join(line + "\n" for line in lines)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a+b") as handle:
         size = handle.seek(0, os.SEEK_END)
@@ -91,13 +142,14 @@ def append_jsonl(path: str | os.PathLike[str], rows: Iterable[Mapping[str, Any]]
             if not tail.endswith(b"\n"):
                 cut = tail.rfind(b"\n") + 1
                 if _torn_tail(tail[cut:]) is not None:
+                    offset = size - (len(tail) - cut)
                     warnings.warn(
-                        f"{path}: dropped a torn last line ({len(tail) - cut} bytes, a write cut "
-                        "short) before appending",
+                        f"{path}, line {_line_number(handle, offset)}: dropped a torn last line "
+                        f"({len(tail) - cut} bytes, a write cut short) before appending",
                         TornLineWarning,
                         stacklevel=2,
                     )
-                    handle.truncate(size - (len(tail) - cut))
+                    handle.truncate(offset)
                 else:
                     text = "\n" + text
         handle.seek(0, os.SEEK_END)
@@ -106,4 +158,4 @@ def append_jsonl(path: str | os.PathLike[str], rows: Iterable[Mapping[str, Any]]
         os.fsync(handle.fileno())
 
 
-__all__ = ["TornLineWarning", "append_jsonl", "read_jsonl"]
+__all__ = ["BadLineError", "TornLineWarning", "append_jsonl", "append_lines", "read_jsonl"]

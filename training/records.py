@@ -16,6 +16,16 @@ bit-exactly (``cardarena.training.replay``) without any agent.
 with ``make_agent(spec, seed=agent_seed(seed, seat_index))``, so a game between agents that do
 not learn across games is rebuilt exactly by calling ``play_match`` again with the record's
 env, lineup, seed and config.
+
+Record files are exchanged, so reading one has a bounded cost and never a traceback
+(``InvalidConfigError`` naming file, line and field): the file is at most
+``MAX_RECORDS_BYTES`` (512 MiB), checked before reading, and UTF-8; each line is parsed
+within the limits of ``cardarena.envs.core.untrusted`` (32 levels of nesting, 40-digit
+integers, finite numbers); a record has at most ``MAX_RECORD_ACTIONS`` actions (1,000,000),
+``MAX_SEATS`` seats (8) and strings (env, version, agent specs, seats) of at most
+``MAX_FIELD_CHARS`` characters (4,096). Files are written and read as crash-tolerant JSON
+lines (``training.jsonl``): a torn last line is dropped with a warning, the next append
+starts on a fresh line, and a bad line anywhere else is refused.
 """
 
 from __future__ import annotations
@@ -28,7 +38,6 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -43,10 +52,19 @@ from cardarena.envs.core import (
     check_seed,
     coerce_action,
 )
+from cardarena.envs.core.untrusted import MAX_JSONL_BYTES, parse_json, show
+
+from .jsonl import append_lines, read_jsonl
 
 #: The ``format`` every record line carries; bumped if the line layout ever changes.
 RECORD_FORMAT = 1
 OUTCOMES = (TERMINATED, TRUNCATED, ILLEGAL_ACTION)
+
+#: Limits of a record read from a file (module docstring).
+MAX_RECORDS_BYTES = MAX_JSONL_BYTES
+MAX_RECORD_ACTIONS = 1_000_000
+MAX_SEATS = 8
+MAX_FIELD_CHARS = 4096
 
 # Domain tags keep seeds derived for different purposes apart.
 _AGENT_SEED_TAG = 0x5EA7
@@ -111,11 +129,7 @@ class MatchRecord:
     @classmethod
     def from_json(cls, text: str) -> MatchRecord:
         """Parse one line of ``to_json``; ``InvalidConfigError`` names the bad field."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise InvalidConfigError(f"match record is not valid JSON: {error}") from None
-        return cls.from_dict(data)
+        return cls.from_dict(parse_json(text, "match record"))
 
     @classmethod
     def from_dict(cls, data: Any) -> MatchRecord:
@@ -125,6 +139,7 @@ class MatchRecord:
                 f"match record must be a JSON object, got {type(data).__name__}"
             )
         data = dict(data)
+        _check_sizes(data)
         digest = data.pop("digest", None)
         if digest is not None and digest != _digest(data):
             raise InvalidConfigError(
@@ -134,7 +149,7 @@ class MatchRecord:
         form = data.pop("format", RECORD_FORMAT)
         if form != RECORD_FORMAT:
             raise InvalidConfigError(
-                f"match record field 'format' is {form!r}; this cardarena reads format "
+                f"match record field 'format' is {show(form)}; this cardarena reads format "
                 f"{RECORD_FORMAT}"
             )
         names = [name for name in cls.__dataclass_fields__]
@@ -148,7 +163,7 @@ class MatchRecord:
         if unknown:
             raise InvalidConfigError(
                 f"match record has unknown field{'s' if len(unknown) > 1 else ''} "
-                f"{', '.join(map(repr, unknown))}"
+                f"{', '.join(map(show, unknown[:10]))}"
             )
         lineup = _str_map(data, "lineup", _is_str, "a string")
         record = cls(
@@ -232,10 +247,43 @@ def _is_number(value: Any) -> bool:
     )
 
 
+def _check_sizes(data: dict[str, Any]) -> None:
+    """Refuse a record too large to check cheaply, before any field is checked (ranks are
+    compared seat by seat, actions one by one)."""
+    actions = data.get("actions")
+    if isinstance(actions, list) and len(actions) > MAX_RECORD_ACTIONS:
+        raise InvalidConfigError(
+            f"match record field 'actions' holds {len(actions):,} actions; at most "
+            f"{MAX_RECORD_ACTIONS:,} are read"
+        )
+    for name in ("lineup", "returns", "ranks"):
+        seats = data.get(name)
+        if isinstance(seats, dict) and len(seats) > MAX_SEATS:
+            raise InvalidConfigError(
+                f"match record field {name!r} names {len(seats):,} seats; games have at most "
+                f"{MAX_SEATS}"
+            )
+    for name in ("env", "version", "offender"):
+        _check_length(data.get(name), f"match record field {name!r}")
+    for name in ("lineup", "returns", "ranks"):
+        seats = data.get(name)
+        if isinstance(seats, dict):
+            for key, value in seats.items():
+                _check_length(key, f"match record field {name!r}: seat")
+                _check_length(value, f"match record field {name!r}: value of {show(key)}")
+
+
+def _check_length(value: Any, where: str) -> None:
+    if isinstance(value, str) and len(value) > MAX_FIELD_CHARS:
+        raise InvalidConfigError(
+            f"{where} is {len(value):,} characters long; at most {MAX_FIELD_CHARS:,}"
+        )
+
+
 def _field(data: dict[str, Any], name: str, ok: Any, what: str) -> Any:
     value = data[name]
     if not ok(value):
-        raise InvalidConfigError(f"match record field {name!r} must be {what}, got {value!r}")
+        raise InvalidConfigError(f"match record field {name!r} must be {what}, got {show(value)}")
     return value
 
 
@@ -243,12 +291,13 @@ def _str_map(data: dict[str, Any], name: str, ok: Any, what: str) -> dict[str, A
     value = data[name]
     if not isinstance(value, dict):
         raise InvalidConfigError(
-            f"match record field {name!r} must be an object (seat -> value), got {value!r}"
+            f"match record field {name!r} must be an object (seat -> value), got {show(value)}"
         )
     for key, item in value.items():
         if not ok(item):
             raise InvalidConfigError(
-                f"match record field {name!r}: value of {key!r} must be {what}, got {item!r}"
+                f"match record field {name!r}: value of {show(key)} must be {what}, "
+                f"got {show(item)}"
             )
     return dict(value)
 
@@ -358,28 +407,24 @@ def _play(
 
 
 def write_records(path: str | os.PathLike[str], records: Iterable[MatchRecord]) -> None:
-    """Append ``records`` to ``path`` as JSON lines (the file and its folder are created)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [record.to_json() + "\n" for record in records]  # all-or-nothing on a bad record
-    with path.open("a", encoding="utf-8") as handle:
-        handle.writelines(lines)
+    """Append ``records`` to ``path`` as JSON lines (the file and its folder are created), in
+    one write; a torn last line left by a crash is cut first (``training.jsonl``)."""
+    append_lines(path, [record.to_json() for record in records])  # all-or-nothing
 
 
 def read_records(path: str | os.PathLike[str]) -> list[MatchRecord]:
-    """Every record in the JSON-lines file ``path`` (blank lines skipped).
+    """Every record in the JSON-lines file ``path`` (blank lines skipped, a torn last line
+    dropped with a ``TornLineWarning``).
 
-    A bad line raises ``InvalidConfigError`` naming the file, the line number and the field.
+    A bad line raises ``InvalidConfigError`` naming the file, the line number and the field;
+    so does a file over the limits (module docstring).
     """
     records = []
-    with Path(path).open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append(MatchRecord.from_json(line))
-            except InvalidConfigError as error:
-                raise InvalidConfigError(f"{path}, line {number}: {error}") from None
+    for number, data in read_jsonl(path, "match record file", MAX_RECORDS_BYTES):
+        try:
+            records.append(MatchRecord.from_dict(data))
+        except InvalidConfigError as error:
+            raise InvalidConfigError(f"{path}, line {number}: {error}") from None
     return records
 
 

@@ -12,6 +12,12 @@ other returns or another outcome than the record says.
 A game ended by an illegal move (``outcome == "illegal_action"``) replays up to that move,
 which must be illegal for the recorded offender; it is yielded with the text unchanged, and
 the returns are ``env()``'s: -1 to the offender, 0 to everyone else.
+
+A record may come from anyone: whatever it holds, replaying it raises ``ReplayError`` (or the
+``InvalidConfigError`` of reading it), never another exception. Its config goes through the
+env's own validation and limits (``cardarena.envs.core.validation``), its actions are checked
+against the legal mask before each step, and a game cannot outlast its own turn cap, so a
+replay costs at most one game of the record's env.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import numpy as np
 
 from cardarena.envs import make_raw
 from cardarena.envs.core import ILLEGAL_ACTION, TERMINATED, TRUNCATED, CardArenaError
+from cardarena.envs.core.untrusted import show
 from cardarena.envs.core.wrappers import ILLEGAL_ACTION_REWARD
 
 from .records import MatchRecord, package_version
@@ -55,16 +62,23 @@ def _open(record: MatchRecord, check_version: bool) -> Any:
         record.check()
     except CardArenaError as error:
         raise ReplayError(f"inconsistent record: {error}") from None
+    if not isinstance(record.config, dict) or not all(isinstance(k, str) for k in record.config):
+        raise ReplayError(f"the record's config is not an object: {show(record.config)}")
     try:
         env = make_raw(record.env, **{**record.config, "render_mode": "ansi"})
-    except (CardArenaError, TypeError) as error:
-        raise ReplayError(f"cannot rebuild {record.env} from the record: {error}") from None
+    except (CardArenaError, TypeError, ValueError, OverflowError, RecursionError) as error:
+        raise ReplayError(f"cannot rebuild {show(record.env)} from the record: {error}") from None
     if sorted(env.possible_agents) != sorted(record.lineup):
         raise ReplayError(
-            f"the record's seats {sorted(record.lineup)} are not {record.env}'s seats "
-            f"{env.possible_agents} with config {record.config}"
+            f"the record's seats {show(sorted(record.lineup))} are not {record.env}'s seats "
+            f"{env.possible_agents} with config {show(record.config)}"
         )
-    env.reset(seed=record.seed)
+    try:
+        env.reset(seed=record.seed)
+    except (CardArenaError, TypeError, ValueError, OverflowError) as error:
+        raise ReplayError(
+            f"cannot reset {record.env} with seed {show(record.seed)}: {error}"
+        ) from None
     return env
 
 
@@ -96,6 +110,8 @@ def _steps(env: Any, record: MatchRecord) -> Iterator[ReplayStep]:
             )
         agent = env.agent_selection
         mask = state.legal_action_mask()
+        if not isinstance(action, int) or isinstance(action, bool) or action < 0:
+            raise ReplayError(f"action {index} of the record, {show(action)}, is not an action")
         legal = action < len(mask) and bool(mask[action])
         if not legal:
             claimed = (
@@ -111,7 +127,7 @@ def _steps(env: Any, record: MatchRecord) -> Iterator[ReplayStep]:
                 illegal_ended = True
                 break
             raise ReplayError(
-                f"action {index} of the record, {action}, is not legal for {agent} at this "
+                f"action {index} of the record, {show(action)}, is not legal for {agent} at this "
                 f"step (the action list was tampered with, or the record is of another game); "
                 f"legal: {_legal_names(state, mask)}"
             )
@@ -145,7 +161,8 @@ def _steps(env: Any, record: MatchRecord) -> Iterator[ReplayStep]:
         )
     if returns != record.returns:
         raise ReplayError(
-            f"the replayed game's returns {returns} differ from the record's {record.returns}"
+            f"the replayed game's returns {returns} differ from the record's "
+            f"{show(record.returns, 200)}"
         )
 
 

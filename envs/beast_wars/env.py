@@ -233,6 +233,13 @@ Gaps decided here:
 - Rendering shows the public board, reserves and last battle; during setup only the side to
   act (a human's seat), since the other side's picks are hidden.
 
+## Limits
+
+Character files come from other people, so sizes are bounded before anything is built
+(`InvalidConfigError` names the value and the limit): a characters file has at most 100
+rows, 64 columns and 256 characters a cell (file at most 4 MiB,
+`cardarena.envs.core.tables`), and `max_turns` is at most 1,000,000.
+
 ## Version History
 
 - v0: initial release.
@@ -252,6 +259,7 @@ from ..core import (
     env_metadata,
     wrap,
 )
+from ..core.validation import CAP_REASON, MAX_TURN_CAP, bounded_config, check_at_most
 from .render import render_table
 from .rules import (
     AGENTS,
@@ -386,12 +394,17 @@ _SIDE_ORDER = (
 _CARD_ROWS = np.eye(len(COLOURS) * len(CARD_TYPES), dtype=np.float32).reshape(-1, *CARD_SHAPE)
 
 
+def check_limits(config: dict[str, Any]) -> None:
+    """Refuse a turn cap past the limit (team sizes are bounded by the rules)."""
+    check_at_most(config.get("max_turns"), "max_turns", MAX_TURN_CAP, CAP_REASON)
+
+
 class raw_env(GameAECEnv):
     """Beast Wars Transformers Mutating Card Game; raises ``IllegalActionError`` on an illegal
     action."""
 
     metadata = env_metadata("beast_wars_v0", SEATS, SEATS)
-    build_game = staticmethod(make_game)
+    build_game = staticmethod(bounded_config(make_game, check_limits))
     build_layout = staticmethod(observation_layout)
     build_state_layout = staticmethod(state_layout)
     #: Representative configurations; the conformance suite runs every generic check on each.

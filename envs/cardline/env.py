@@ -235,6 +235,15 @@ each player placed right), `winners` (agents with reward +1) and `steps` (decisi
   not matter.
 - Rendering shows the line with its values and every hand by name only (values hidden).
 
+## Limits
+
+Files and configs come from other people, so sizes are bounded before anything is built
+(`InvalidConfigError` names the value and the limit): a deck has at most 2,000 rows, 64
+columns and 256 characters a cell (file at most 4 MiB, `cardarena.envs.core.tables`);
+`hand_size` is at most 16 and `max_turns` at most 1,000,000. The largest env (8 players, a
+2,000-card deck, hand size 16) takes about 12 MB; the observation, action mask and
+observation/state bounds all grow with deck size x (hand size + players).
+
 ## Version History
 
 - v0: initial release.
@@ -247,6 +256,7 @@ from typing import Any
 import numpy as np
 
 from ..core import GameAECEnv, ObservationLayout, Piece, env_metadata, wrap
+from ..core.validation import CAP_REASON, MAX_TURN_CAP, bounded_config, check_at_most
 from .render import render_table
 from .rules import (
     IN_BOX,
@@ -380,11 +390,21 @@ def state_layout(game: CardlineGame) -> ObservationLayout:
     )
 
 
+#: Config limits (see "Limits" above): what sizes the observation and action arrays.
+MAX_HAND_SIZE = 16
+
+
+def check_limits(config: dict[str, Any]) -> None:
+    """Refuse a hand size or turn cap too large to allocate for, before the deck is read."""
+    check_at_most(config.get("hand_size"), "hand_size", MAX_HAND_SIZE)
+    check_at_most(config.get("max_turns"), "max_turns", MAX_TURN_CAP, CAP_REASON)
+
+
 class raw_env(GameAECEnv):
     """Cardline; raises ``IllegalActionError`` on an illegal action."""
 
     metadata = env_metadata("cardline_v0", MIN_PLAYERS, MAX_PLAYERS)
-    build_game = staticmethod(make_game)
+    build_game = staticmethod(bounded_config(make_game, check_limits))
     build_layout = staticmethod(observation_layout)
     build_state_layout = staticmethod(state_layout)
     #: Representative configurations; the conformance suite runs every generic check on each.

@@ -75,6 +75,10 @@ def rank_scale(values: np.ndarray) -> np.ndarray:
     return (ranks / max(len(distinct) - 1, 1)).astype(np.float32)
 
 
+#: Most bytes of legal masks kept memoised per game (``CardlineGame.legal_mask``).
+MASK_MEMO_BYTES = 16 * 1024 * 1024
+
+
 class CardlineGame:
     """Validated configuration; creates games. Build it with ``make_game``.
 
@@ -133,10 +137,13 @@ class CardlineGame:
         return False
 
     def legal_mask(self, hand_length: int, line_length: int) -> np.ndarray:
-        """The read-only mask of every (slot < hand_length, gap <= line_length), memoised."""
+        """The read-only mask of every (slot < hand_length, gap <= line_length), memoised (the
+        memo is emptied past ``MASK_MEMO_BYTES``, so a 2,000-card deck cannot grow it to GBs)."""
         key = (hand_length, line_length)
         mask = self._masks.get(key)
         if mask is None:
+            if (len(self._masks) + 1) * self.num_actions > MASK_MEMO_BYTES:
+                self._masks.clear()
             grid = np.zeros((self.hand_size, self.num_gaps), dtype=bool)
             grid[:hand_length, : line_length + 1] = True
             mask = grid.reshape(-1)

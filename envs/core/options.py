@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .errors import InvalidConfigError
+from .untrusted import show
 
 # Frames from these modules are skipped when pointing a warning at its cause, so it names the
 # user's reset() call rather than the game or wrapper that passed the options along.
@@ -32,14 +33,14 @@ def per_player(value: Any, key: str, agent_names: Sequence[str]) -> list[Any]:
         if len(value) != len(agent_names):
             raise InvalidConfigError(
                 f"{key} must have one entry per player ({len(agent_names)}: {agents}), "
-                f"got {len(value)}: {value!r}"
+                f"got {len(value)}: {show(value)}"
             )
         return list(value)
     if isinstance(value, Mapping):
         unknown = [name for name in value if name not in agent_names]
         if unknown:
             raise InvalidConfigError(
-                f"{key} has unknown agent(s) {', '.join(map(repr, unknown))}; agents: {agents}"
+                f"{key} has unknown agent(s) {', '.join(map(show, unknown[:20]))}; agents: {agents}"
             )
         missing = [name for name in agent_names if name not in value]
         if missing:
@@ -50,7 +51,7 @@ def per_player(value: Any, key: str, agent_names: Sequence[str]) -> list[Any]:
         return [value[name] for name in agent_names]
     raise InvalidConfigError(
         f"{key} must be a list with one entry per player in seat order ({agents}) or a dict "
-        f"agent -> entry, got {value!r} ({type(value).__name__})"
+        f"agent -> entry, got {show(value)} ({type(value).__name__})"
     )
 
 
@@ -66,13 +67,13 @@ def check_reset_options(options: Any, allowed: Sequence[str]) -> dict[str, Any]:
     allowed_text = ", ".join(map(repr, allowed)) or "none"
     if not isinstance(options, Mapping):
         raise InvalidConfigError(
-            f"reset options must be a dict, got {options!r} ({type(options).__name__}); "
+            f"reset options must be a dict, got {show(options)} ({type(options).__name__}); "
             f"allowed keys: {allowed_text}"
         )
     unknown = [key for key in options if key not in allowed]
     if unknown:
         warnings.warn(
-            f"ignoring unknown reset option(s) {', '.join(map(repr, unknown))}; "
+            f"ignoring unknown reset option(s) {', '.join(map(show, unknown[:20]))}; "
             f"allowed: {allowed_text}",
             UserWarning,
             stacklevel=_caller_stacklevel(),

@@ -10,12 +10,26 @@ CSV files: header row first; lines whose first non-blank character is ``#`` are 
 anywhere (shipped files use one to say their numbers are invented); blank lines are skipped;
 cells are stripped. One record per line: quoted cells may hold commas but not line breaks.
 JSON files hold a list of objects. Strings are stripped in every format, so the three agree.
+
+Limits (a deck is something people exchange, so reading one has a bounded cost; each is
+checked before anything past it is read or built, and named in the error):
+
+- a file is at most ``MAX_TABLE_BYTES`` (4 MiB; the Marvel deck is 4 KB), checked before it
+  is read, and must be UTF-8; a JSON file nests, and its integers have digits, within the
+  limits of ``untrusted.parse_json``;
+- at most ``max_rows`` rows; by default ``ROW_LIMITS[what]``: a Cardline ``"deck"`` 2,000
+  rows (the Marvel deck has 110; at 8 players and hand size 16 a 2,000-card deck makes a
+  Cardline env of about 12 MB, where a million cards took 9 GB), Beast Wars
+  ``"characters"`` 100 rows (it plays 24 at most), any other table ``MAX_TABLE_ROWS``;
+  the same limit holds for a list of dicts passed in code;
+- at most ``MAX_TABLE_COLUMNS`` (64) columns, each cell and column name at most
+  ``MAX_CELL_CHARS`` (256) characters (a CSV line at most the two multiplied, checked before
+  the line is split).
 """
 
 from __future__ import annotations
 
 import csv
-import json
 import math
 import numbers
 import os
@@ -26,6 +40,18 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from .errors import InvalidConfigError
+from .untrusted import parse_json, read_text, show
+
+#: Largest table file read (bytes), checked before reading.
+MAX_TABLE_BYTES = 4 * 1024 * 1024
+#: Rows of a table whose ``what`` is not in ``ROW_LIMITS``.
+MAX_TABLE_ROWS = 2_000
+#: Default row limit per table name (``load_table(what=...)``), from what each game needs.
+ROW_LIMITS = {"deck": 2_000, "characters": 100}
+#: Most columns in a table (Cardline: name, colour and the characteristics).
+MAX_TABLE_COLUMNS = 64
+#: Longest cell, and longest column name, in characters.
+MAX_CELL_CHARS = 256
 
 TableSource: TypeAlias = "str | os.PathLike[str] | Sequence[Mapping[str, Any]]"
 
@@ -108,15 +134,20 @@ def load_table(
     what: str = "table",
     min_rows: int = 1,
     min_extra: int = 0,
+    max_rows: int | None = None,
 ) -> Table:
     """Read and validate ``source`` completely before a game uses any of it.
 
     ``columns`` are the required columns, in order. Any other column is refused unless
     ``extra`` is given; then each is checked against ``extra`` and at least ``min_extra`` of
     them must be present (Cardline's characteristics). ``what`` names the table in messages
-    ("deck", "characters"). Raises ``InvalidConfigError`` on any problem.
+    ("deck", "characters"). More than ``max_rows`` rows (default: ``ROW_LIMITS`` for
+    ``what``, else ``MAX_TABLE_ROWS``) are refused before any row is checked. Raises
+    ``InvalidConfigError`` on any problem.
     """
-    where, raw_rows, header = _read(source, what)
+    if max_rows is None:
+        max_rows = ROW_LIMITS.get(what, MAX_TABLE_ROWS)
+    where, raw_rows, header = _read(source, what, max_rows)
     if len(raw_rows) < min_rows:
         raise InvalidConfigError(f"{where} has {len(raw_rows)} row(s); at least {min_rows} needed")
     required = tuple(columns)
@@ -145,14 +176,14 @@ def load_table(
                 value = _convert(raw[name], column, from_text=line is not None)
             except _BadValue as bad:
                 raise InvalidConfigError(
-                    f"{where}, {place}, column {name!r}: {raw[name]!r} {bad}; "
+                    f"{where}, {place}, column {show(name)}: {show(raw[name])} {bad}; "
                     f"allowed: {column.allowed()}"
                 ) from None
             if column.unique:
                 earlier = first_seen[name].setdefault(value, place)
                 if earlier != place:
                     raise InvalidConfigError(
-                        f"{where}, {place}, column {name!r}: {value!r} repeats {earlier}; "
+                        f"{where}, {place}, column {show(name)}: {show(value)} repeats {earlier}; "
                         f"values in column {name!r} must be unique"
                     )
             row[name] = value
@@ -161,7 +192,7 @@ def load_table(
 
 
 def _read(
-    source: Any, what: str
+    source: Any, what: str, max_rows: int
 ) -> tuple[str, list[tuple[int | None, Mapping[Any, Any]]], tuple[str, ...] | None]:
     """Return (description, [(CSV line or None, raw row)], CSV header or None)."""
     if isinstance(source, (str, os.PathLike)):
@@ -174,51 +205,65 @@ def _read(
                 f"{what} must be {ACCEPTED_SOURCES}"
             )
         try:
-            text = path.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as error:
+            path.stat()
+        except OSError as error:
             raise InvalidConfigError(
-                f"{where} cannot be read ({error}); {what} must be {ACCEPTED_SOURCES}"
+                f"{where} cannot be read ({error.strerror}); {what} must be {ACCEPTED_SOURCES}"
             ) from None
+        text = read_text(path, f"{what} file", MAX_TABLE_BYTES)
         if suffix == ".csv":
-            return (where, *_parse_csv(text, where))
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise InvalidConfigError(
-                f"{where} is not valid JSON ({error}); it must hold a list of objects"
-            ) from None
+            return (where, *_parse_csv(text, where, max_rows))
+        data = parse_json(text, where)
         if not isinstance(data, list):
             raise InvalidConfigError(
                 f"{where} holds a JSON {type(data).__name__}; it must hold a list of objects"
             )
-        return where, _check_dict_rows(data, where, "an object"), None
-    if isinstance(source, Sequence) and not isinstance(source, (bytes, bytearray)):
+        return where, _check_dict_rows(data, where, "an object", max_rows), None
+    if isinstance(source, Sequence) and not isinstance(source, (str, bytes, bytearray)):
         where = f"{what} rows"
-        return where, _check_dict_rows(source, where, "a dict"), None
+        return where, _check_dict_rows(source, where, "a dict", max_rows), None
     raise InvalidConfigError(
-        f"{what} must be {ACCEPTED_SOURCES}, got {source!r} ({type(source).__name__})"
+        f"{what} must be {ACCEPTED_SOURCES}, got {show(source)} ({type(source).__name__})"
     )
 
 
+def _too_many_rows(where: str, max_rows: int) -> InvalidConfigError:
+    return InvalidConfigError(f"{where} has more than {max_rows:,} rows; at most {max_rows:,}")
+
+
 def _check_dict_rows(
-    data: Sequence[Any], where: str, noun: str
+    data: Sequence[Any], where: str, noun: str, max_rows: int
 ) -> list[tuple[int | None, Mapping[Any, Any]]]:
+    if len(data) > max_rows:
+        raise _too_many_rows(where, max_rows)
     for index, raw in enumerate(data, start=1):
         if not isinstance(raw, Mapping):
             raise InvalidConfigError(
-                f"{where}, row {index}: {raw!r} ({type(raw).__name__}) is not {noun}; "
+                f"{where}, row {index}: {show(raw)} ({type(raw).__name__}) is not {noun}; "
                 f"each row must be {noun} column -> value"
+            )
+        if len(raw) > MAX_TABLE_COLUMNS:
+            raise InvalidConfigError(
+                f"{where}, row {index} has {len(raw):,} columns; at most {MAX_TABLE_COLUMNS}"
             )
         for key in raw:
             if not isinstance(key, str):
                 raise InvalidConfigError(
-                    f"{where}, row {index}: column name {key!r} is not a string"
+                    f"{where}, row {index}: column name {show(key)} is not a string"
+                )
+            if len(key) > MAX_CELL_CHARS:
+                raise InvalidConfigError(
+                    f"{where}, row {index}: column name {show(key)} is {len(key):,} "
+                    f"characters long; at most {MAX_CELL_CHARS}"
                 )
     return [(None, raw) for raw in data]
 
 
+_MAX_LINE_CHARS = MAX_TABLE_COLUMNS * (MAX_CELL_CHARS + 3)  # quotes and a comma per cell
+
+
 def _parse_csv(
-    text: str, where: str
+    text: str, where: str, max_rows: int
 ) -> tuple[list[tuple[int | None, Mapping[Any, Any]]], tuple[str, ...]]:
     header: tuple[str, ...] | None = None
     rows: list[tuple[int | None, Mapping[Any, Any]]] = []
@@ -226,6 +271,13 @@ def _parse_csv(
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
+        if len(line) > _MAX_LINE_CHARS:
+            raise InvalidConfigError(
+                f"{where}, line {line_number} is {len(line):,} characters long; at most "
+                f"{_MAX_LINE_CHARS:,} ({MAX_TABLE_COLUMNS} cells of {MAX_CELL_CHARS})"
+            )
+        if header is not None and len(rows) >= max_rows:
+            raise _too_many_rows(where, max_rows)
         try:
             cells = [cell.strip() for cell in next(csv.reader([line], strict=True))]
         except csv.Error as error:
@@ -234,6 +286,17 @@ def _parse_csv(
                 "quoted cells may hold commas but not line breaks"
             ) from None
         if header is None:
+            if len(cells) > MAX_TABLE_COLUMNS:
+                raise InvalidConfigError(
+                    f"{where}, line {line_number}: the header has {len(cells):,} columns; "
+                    f"at most {MAX_TABLE_COLUMNS}"
+                )
+            for name in cells:
+                if len(name) > MAX_CELL_CHARS:
+                    raise InvalidConfigError(
+                        f"{where}, line {line_number}: column name {show(name)} is "
+                        f"{len(name):,} characters long; at most {MAX_CELL_CHARS}"
+                    )
             header = tuple(cells)
             continue
         if len(cells) != len(header):
@@ -297,6 +360,8 @@ def _convert(value: Any, column: Column, *, from_text: bool) -> Any:
         value = value.strip()
     if value is None or value == "":
         raise _BadValue("is empty")
+    if isinstance(value, str) and len(value) > MAX_CELL_CHARS:
+        raise _BadValue(f"is {len(value):,} characters long (at most {MAX_CELL_CHARS})")
     if column.kind is str:
         if not isinstance(value, str):
             raise _BadValue(f"({type(value).__name__}) is not a string")
@@ -335,7 +400,10 @@ def _to_number(value: Any, kind: type, from_text: bool) -> int | float:
             raise _BadValue(f"({type(value).__name__}) is not an integer")
         return int(value)
     elif isinstance(value, numbers.Real):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an int too large for a float (10**400)
+            raise _BadValue("is not a finite number") from None
     else:
         raise _BadValue(f"({type(value).__name__}) is not a number")
     if not math.isfinite(number):

@@ -9,7 +9,9 @@ Every such text goes through here, so one set of limits holds everywhere (the RE
   digits, and ``NaN``, ``Infinity`` and floats that overflow to infinity (``1e400``) are
   refused, since no file this project reads needs them;
 - names read from a file are shown with control characters escaped (``printable``), so a
-  crafted name cannot rewrite the terminal.
+  crafted name cannot rewrite the terminal; a value quoted in an error message goes through
+  ``show``, which cuts it short and never fails (a 5,000-digit integer or a list nested
+  100,000 deep has no ``repr`` Python will print).
 
 Everything raises ``InvalidConfigError`` naming the file (``what``) and the limit.
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import reprlib
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +138,32 @@ def read_json(path: str | os.PathLike[str], what: str, max_bytes: int = MAX_TEXT
     return parse_json(read_text(path, what, max_bytes), f"{what} {str(Path(path))!r}")
 
 
+class _ShortRepr(reprlib.Repr):
+    """``reprlib`` cuts containers by length and depth; ints too long for ``repr`` (over
+    4,300 digits) become their size instead of raising."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel, self.maxstring, self.maxother, self.maxlong = 3, 60, 60, 40
+
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > 4000:  # about 1,200 digits: far over maxlong, cut without str()
+            return f"<an integer of {int(x.bit_length() * 0.30103) + 1} digits>"
+        return super().repr_int(x, level)
+
+
+_SHORT_REPR = _ShortRepr()
+
+
+def show(value: object, limit: int = 80) -> str:
+    """A short, terminal-safe ``repr`` of ``value`` for error messages; never raises."""
+    try:
+        text = _SHORT_REPR.repr(value)
+    except Exception:  # a hostile __repr__; the type still says what was given
+        text = f"<{type(value).__name__}>"
+    return printable(text, limit)
+
+
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -173,4 +202,5 @@ __all__ = [
     "printable",
     "read_json",
     "read_text",
+    "show",
 ]

@@ -204,6 +204,13 @@ positive reward: the one whose pawn reached the last Victory Card, or nobody) an
   `deck` to play bigger fixed decks.
 - Rendering shows the public table plus the hand of the player to act (a human's seat).
 
+## Limits
+
+Configs come from other people's files too, so sizes are bounded before anything is built
+(`InvalidConfigError` names the value and the limit): at most 1,000 cards of each kind in
+`deck` (a deck is shuffled as one array of its cards), and `victory_cards` and `max_rounds`
+at most 1,000,000; a list in `options` holds at most 10,000 cards.
+
 ## Version History
 
 - v0: initial release. Later additions that change no rule: observation pieces declared with
@@ -218,6 +225,8 @@ from typing import Any
 import numpy as np
 
 from ..core import GameAECEnv, GameWrapper, ObservationLayout, Piece, env_metadata, wrap
+from ..core.untrusted import show
+from ..core.validation import CAP_REASON, MAX_TURN_CAP, bounded_config, check_at_most
 from .render import render_table
 from .rules import (
     AGENTS,
@@ -445,11 +454,25 @@ def _one_hot_kinds(view: np.ndarray, kinds: list[int]) -> None:
             view[row, kind] = 1.0
 
 
+#: Config limits (see "Limits" above).
+MAX_KIND_COUNT = 1_000
+
+
+def check_limits(config: dict[str, Any]) -> None:
+    """Refuse deck counts or caps too large to allocate for, before the game is built."""
+    deck = config.get("deck")
+    if isinstance(deck, dict):
+        for kind, count in deck.items():
+            check_at_most(count, f"deck[{show(kind)}]", MAX_KIND_COUNT)
+    check_at_most(config.get("victory_cards"), "victory_cards", MAX_TURN_CAP, CAP_REASON)
+    check_at_most(config.get("max_rounds"), "max_rounds", MAX_TURN_CAP, CAP_REASON)
+
+
 class raw_env(GameAECEnv):
     """Iron Man 2 Game of War; raises ``IllegalActionError`` on an illegal action."""
 
     metadata = env_metadata("ironman_war_v0", SEATS, SEATS)
-    build_game = staticmethod(make_game)
+    build_game = staticmethod(bounded_config(make_game, check_limits))
     build_layout = staticmethod(observation_layout)
     build_state_layout = staticmethod(state_layout)
     #: Representative configurations; the conformance suite runs every generic check on each.

@@ -149,6 +149,13 @@ each victory pile), `winners` (agents with reward +1) and `steps` (decisions pla
 - Rendering shows the public table plus the hand of the player to act (the seat a human at the
   terminal occupies).
 
+## Limits
+
+Configs come from other people's files too, so sizes are bounded before anything is built
+(`InvalidConfigError` names the value and the limit): `max_power` is at most 100 (it sizes
+the action space and every per-power piece), each deck holds at most 10,000 cards (config
+and `options['decks']` alike), and `max_tricks` is at most 1,000,000.
+
 ## Version History
 
 - v0: initial release. Later additions that change no rule: 2 to 8 players (was 2 to 6), the
@@ -162,6 +169,7 @@ from typing import Any
 import numpy as np
 
 from ..core import GameAECEnv, ObservationLayout, Piece, env_metadata, wrap
+from ..core.validation import CAP_REASON, MAX_TURN_CAP, bounded_config, check_at_most
 from .render import render_table
 from .rules import (
     HAND_SIZE,
@@ -233,11 +241,22 @@ def state_layout(game: PromiseWarGame) -> ObservationLayout:
     )
 
 
+#: Config limits (see "Limits" above).
+MAX_POWER_LIMIT = 100
+
+
+def check_limits(config: dict[str, Any]) -> None:
+    """Refuse a power range or trick cap too large to allocate for (deck lengths are
+    bounded by ``check_sequence``)."""
+    check_at_most(config.get("max_power"), "max_power", MAX_POWER_LIMIT)
+    check_at_most(config.get("max_tricks"), "max_tricks", MAX_TURN_CAP, CAP_REASON)
+
+
 class raw_env(GameAECEnv):
     """War! for Promise TCG decks; raises ``IllegalActionError`` on an illegal action."""
 
     metadata = env_metadata("promise_war_v0", MIN_PLAYERS, MAX_PLAYERS)
-    build_game = staticmethod(make_game)
+    build_game = staticmethod(bounded_config(make_game, check_limits))
     build_layout = staticmethod(observation_layout)
     build_state_layout = staticmethod(state_layout)
     #: Representative configurations; the conformance suite runs every generic check on each.

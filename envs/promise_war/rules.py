@@ -370,7 +370,12 @@ class PromiseWarState(CheckedActions):
         self._end_trick()
 
     def _end_trick(self) -> None:
-        """PW-5: clear the pot, everyone draws back up to 3, then the next trick starts."""
+        """PW-5: clear the pot, everyone draws back up to 3, then the next trick starts.
+
+        The trick and its tiebreakers are over, so ``phase`` returns to TRICK here, not only
+        when a next trick starts: a game that ends (PW-6) or stops at the cap (PW-7) right
+        after a tiebreak must not show a tiebreak in progress."""
+        self.phase = TRICK
         self.pot_face_up[:] = 0
         self.pot_face_down = []
         self.pot_face_down_by_player = [0] * self.num_players

@@ -6,6 +6,7 @@ import csv
 import json
 import math
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -131,7 +132,7 @@ def test_unsupported_suffix(tmp_path, name):
 
 
 def test_missing_file(tmp_path):
-    with pytest.raises(InvalidConfigError, match=r"deck file .*nope\.csv cannot be read"):
+    with pytest.raises(InvalidConfigError, match=r"deck file .*nope\.csv'? cannot be read"):
         load_deck(tmp_path / "nope.csv")
 
 
@@ -342,9 +343,7 @@ def test_float_column_bounds():
 
 def test_nan_in_json_file_is_refused(tmp_path):
     path = write(tmp_path, "d.json", '[{"name": "A", "colour": "hero", "s": NaN}]')
-    with pytest.raises(
-        InvalidConfigError, match=r"d\.json, row 1, column 's': nan is not a finite"
-    ):
+    with pytest.raises(InvalidConfigError, match=r"d\.json: refused NaN \(only finite numbers"):
         load_deck(path)
 
 
@@ -454,3 +453,159 @@ def test_csv_and_json_round_trip_exactly(table):
         assert result.rows == tuple(rows)
         for got, want in zip(result.rows, rows, strict=True):
             assert [type(v) for v in got.values()] == [type(v) for v in want.values()]
+
+
+# --- limits: decks and character files come from other people -----------------------------------
+def test_a_million_row_deck_is_refused_at_once(tmp_path):
+    rows = [{"name": f"c{i}", "colour": "hero", "s": i} for i in range(10**6)]
+    start = time.perf_counter()
+    with pytest.raises(
+        InvalidConfigError, match=r"deck rows has more than 2,000 rows; at most 2,000"
+    ):
+        load_deck(rows)
+    path = write(
+        tmp_path, "d.csv", "name,colour,s\n" + "".join(f"c{i},hero,{i}\n" for i in range(10**6))
+    )
+    with pytest.raises(InvalidConfigError, match=r"d\.csv' is [\d,]+ bytes; at most 4,194,304"):
+        load_deck(path)
+    assert time.perf_counter() - start < 1.0
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".json"])
+def test_row_limits_hold_for_files_under_the_size_limit(tmp_path, suffix):
+    rows = [{"name": f"c{i}", "colour": "hero", "s": i} for i in range(2001)]
+    if suffix == ".csv":
+        text = "name,colour,s\n" + "".join(f"{r['name']},hero,{r['s']}\n" for r in rows)
+    else:
+        text = json.dumps(rows)
+    path = write(tmp_path, "d" + suffix, text)
+    with pytest.raises(InvalidConfigError, match=r"has more than 2,000 rows"):
+        load_deck(path)
+    assert len(load_deck(rows[:2000]).rows) == 2000
+    with pytest.raises(InvalidConfigError, match=r"characters rows has more than 100 rows"):
+        load_table([{"faction": "maximal"}] * 101, CHARACTER_COLUMNS, what="characters")
+    with pytest.raises(InvalidConfigError, match=r"more than 5 rows"):
+        load_deck(rows[:6], max_rows=5)
+
+
+def test_columns_and_cells_are_bounded(tmp_path):
+    wide = {"name": "A", "colour": "hero", **{f"c{i}": 1 for i in range(63)}}
+    with pytest.raises(InvalidConfigError, match=r"row 1 has 65 columns; at most 64"):
+        load_deck([wide])
+    header = ",".join(["name", "colour", *(f"c{i}" for i in range(63))])
+    with pytest.raises(InvalidConfigError, match=r"line 1: the header has 65 columns; at most 64"):
+        load_deck(write(tmp_path, "w.csv", header + "\n"))
+    with pytest.raises(InvalidConfigError, match=r"column 'name': 'xxx.*' is 300 characters long"):
+        load_deck([{"name": "x" * 300, "colour": "hero", "s": 1}])
+    with pytest.raises(InvalidConfigError, match=r"column name 'yyy.*' is 300 characters long"):
+        load_deck([{"name": "A", "colour": "hero", "y" * 300: 1}])
+    with pytest.raises(InvalidConfigError, match=r"line 2 is 20,000 characters long; at most"):
+        load_deck(write(tmp_path, "l.csv", "name,colour,s\n" + "x" * 20_000 + "\n"))
+
+
+def test_huge_integers_are_refused_cleanly(tmp_path):
+    digits = "7" * 5000
+    path = write(tmp_path, "d.json", f'[{{"name": "A", "colour": "hero", "s": {digits}}}]')
+    with pytest.raises(InvalidConfigError, match=r"d\.json: refused an integer of 5000 digits"):
+        load_deck(path)
+    path = write(tmp_path, "d.csv", f"name,colour,s\nA,hero,{digits}\n")
+    with pytest.raises(
+        InvalidConfigError,
+        match=r"row 1 \(line 2\), column 's': '777.*' is 5,000 characters long \(at most 256\)",
+    ):
+        load_deck(path)
+    with pytest.raises(
+        InvalidConfigError, match=r"'s': <an integer of 5001 digits> is not a finite"
+    ):
+        load_deck([{"name": "A", "colour": "hero", "s": 10**5000}])
+    with pytest.raises(
+        InvalidConfigError, match=r"'beast_red': <an integer of 5001 digits> is out"
+    ):
+        load_table([{"faction": "maximal", "name": "A", "beast_red": 10**5000}],
+                   CHARACTER_COLUMNS)  # fmt: skip
+
+
+def test_deep_nesting_is_refused_cleanly(tmp_path):
+    deep = "[" * 100_000 + "]" * 100_000
+    path = write(tmp_path, "d.json", f'[{{"name": "A", "colour": "hero", "s": {deep}}}]')
+    with pytest.raises(InvalidConfigError, match=r"d\.json: JSON nested too deeply"):
+        load_deck(path)
+    nested: list = []
+    for _ in range(100_000):
+        nested = [nested]
+    with pytest.raises(
+        InvalidConfigError, match=r"'s': \[\[\[\[\.\.\.\]\]\]\] \(list\) is not a n"
+    ):
+        load_deck([{"name": "A", "colour": "hero", "s": nested}])
+
+
+def test_a_deck_that_is_not_utf8_is_refused(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_bytes("name,colour,s\nCafé,hero,1\n".encode("latin-1"))
+    with pytest.raises(
+        InvalidConfigError, match=r"d\.csv' is not UTF-8 text \(byte 17: b'\\xe9'\)"
+    ):
+        load_deck(path)
+
+
+def test_control_characters_in_cells_are_escaped_in_messages():
+    with pytest.raises(InvalidConfigError) as error:
+        load_characters([{"faction": "\x1b[2Jautobot", "name": "A", "beast_red": 1}])
+    assert "\x1b" not in str(error.value) and "\\x1b[2J" in str(error.value)
+
+
+# --- config limits in the envs --------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("env", "config", "message"),
+    [
+        ("cardline_v0", {"hand_size": 17}, r"hand_size is 17; at most 16"),
+        ("cardline_v0", {"max_turns": 10**7}, r"max_turns is 10000000; at most 1,000,000"),
+        ("cardline_v0", {"num_players": 10**5000}, r"num_players must be in 2\.\.8, got <an int"),
+        ("promise_war_v0", {"max_power": 10**9}, r"max_power is 1000000000; at most 100 "),
+        ("promise_war_v0", {"decks": [1] * 10_001}, r"decks holds 10,001 entries; at most 10,000"),
+        ("promise_war_v0", {"decks": [[1], [1] * 10_001]}, r"decks\['player_1'\] holds 10,001"),
+        ("promise_war_v0", {"max_tricks": 10**40}, r"max_tricks is .*; at most 1,000,000"),
+        ("ironman_war_v0", {"deck": {"attack_1": 10**9}}, r"deck\['attack_1'\] is 1000000000"),
+        ("ironman_war_v0", {"victory_cards": 10**7}, r"victory_cards is 10000000"),
+        ("beast_wars_v0", {"max_turns": 10**7}, r"max_turns is 10000000; at most 1,000,000"),
+    ],
+)
+def test_config_values_that_size_allocations_are_bounded(env, config, message):
+    from cardarena.envs import make
+
+    start = time.perf_counter()
+    with pytest.raises(InvalidConfigError, match=message):
+        make(env, **config)
+    assert time.perf_counter() - start < 1.0
+
+
+def test_reset_option_lists_are_bounded():
+    from cardarena.envs import make
+
+    env = make("promise_war_v0")
+    with pytest.raises(InvalidConfigError, match=r"options\['decks'\]\['player_0'\] holds 20,000"):
+        env.reset(seed=0, options={"decks": [[1] * 20_000, [1]]})
+    env = make("cardline_v0")
+    with pytest.raises(InvalidConfigError, match=r"options\['draw_pile'\] holds 100,000 entries"):
+        env.reset(seed=0, options={"draw_pile": ["Hulk"] * 100_000})
+
+
+def test_the_largest_cardline_env_stays_small():
+    import tracemalloc
+
+    from cardarena.envs import make
+
+    rng = np.random.default_rng(0)
+    deck = [
+        {"name": f"c{i}", "colour": "x", "v": float(v)} for i, v in enumerate(rng.permutation(2000))
+    ]
+    tracemalloc.start()
+    try:
+        env = make("cardline_v0", num_players=8, hand_size=16, deck=deck)
+        env.reset(seed=0)
+        env.last()
+        env.unwrapped.state()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 50 * 1024 * 1024

@@ -11,6 +11,7 @@ import pytest
 from cardarena.agents import AGENT_SPECS, BaseAgent, EnvSpec, RandomAgent, register_agent
 from cardarena.envs import ENVS, make
 from cardarena.envs.core import IllegalActionError, InvalidConfigError
+from cardarena.training.jsonl import TornLineWarning
 from cardarena.training.records import (
     MatchRecord,
     agent_seed,
@@ -226,7 +227,7 @@ def test_an_edit_that_still_replays_legally_is_refused_by_the_digest(good_line):
 def test_read_records_names_the_bad_line(tmp_path, good_line):
     path = tmp_path / "games.jsonl"
     path.write_text(f"{good_line}\n\n{good_line}\n{{not json\n")
-    with pytest.raises(InvalidConfigError, match=r"line 4: match record is not valid JSON"):
+    with pytest.raises(InvalidConfigError, match=r"games\.jsonl, line 4 is not valid JSON"):
         read_records(path)
     path.write_text(f"{good_line}\n[1, 2]\n")
     with pytest.raises(InvalidConfigError, match=r"line 2: .*JSON object"):
@@ -242,3 +243,83 @@ def test_rank_returns_shares_ties():
         "c": 1,
         "d": 3,
     }
+
+
+# --- files from others: torn writes, limits, hostile content ---------------------------------
+def test_a_torn_last_record_is_dropped_and_the_next_write_starts_fresh(tmp_path, good_line):
+    path = tmp_path / "games.jsonl"
+    path.write_text(f"{good_line}\n{good_line}\n{good_line[: len(good_line) // 2]}")
+    with pytest.warns(TornLineWarning, match=r"games\.jsonl, line 3: dropped a torn last line"):
+        assert len(read_records(path)) == 2
+    record = MatchRecord.from_json(good_line)
+    with pytest.warns(TornLineWarning, match=r"games\.jsonl, line 3"):
+        write_records(path, [record])
+    assert path.read_text() == f"{good_line}\n" * 3
+    assert read_records(path) == [record] * 3
+
+
+def test_a_torn_record_in_the_middle_is_refused(tmp_path, good_line):
+    path = tmp_path / "games.jsonl"
+    path.write_text(f"{good_line}\n{good_line[:50]}\n{good_line}\n")
+    with pytest.raises(InvalidConfigError, match=r"games\.jsonl, line 2 is not valid JSON"):
+        read_records(path)
+
+
+def _unsigned(good_line: str, **changes) -> str:
+    data = json.loads(good_line)
+    data.pop("digest")
+    data.update(changes)
+    return json.dumps(data)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"seed": ' + "9" * 5000 + "}", r"line 2: refused an integer of 5000 digits \(at most 40"),
+        ('{"config": ' + "[" * 100_000 + "]" * 100_000 + "}", r"line 2: JSON nested too deeply"),
+        ('{"returns": {"player_0": NaN}}', r"line 2: refused NaN"),
+    ],
+    ids=["digits", "nesting", "nan"],
+)
+def test_hostile_numbers_and_nesting_are_refused_naming_the_line(
+    tmp_path, good_line, line, message
+):
+    path = tmp_path / "games.jsonl"
+    path.write_text(f"{good_line}\n{line}\n")
+    with pytest.raises(InvalidConfigError, match=message):
+        read_records(path)
+    with pytest.raises(InvalidConfigError, match=message.replace("line 2: ", "")):
+        MatchRecord.from_json(line)
+
+
+def test_a_record_file_that_is_not_utf8_is_refused(tmp_path, good_line):
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(good_line.encode() + b"\n" + "é".encode("latin-1") + b"\n")
+    with pytest.raises(InvalidConfigError, match=r"line 2 is not UTF-8 text \(byte 0: b'\\xe9'\)"):
+        read_records(path)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"actions": [0] * 1_000_001}, r"'actions' holds 1,000,001 actions; at most 1,000,000"),
+        ({"lineup": {f"s{i}": "random" for i in range(9)}}, r"'lineup' names 9 seats; .* most 8"),
+        ({"ranks": {f"s{i}": 1 for i in range(100)}}, r"'ranks' names 100 seats"),
+        ({"env": "x" * 5000}, r"'env' is 5,000 characters long; at most 4,096"),
+        ({"lineup": {"player_0": "r" * 5000, "player_1": "random"}}, r"value of 'player_0' is 5"),
+        ({"seed": [[[[[[1]]]]]]}, r"'seed' must be a non-negative integer, got \[\[\[\[\.\.\.\]"),
+    ],
+)
+def test_records_past_the_limits_are_refused_before_checking(good_line, changes, message):
+    with pytest.raises(InvalidConfigError, match=message):
+        MatchRecord.from_json(_unsigned(good_line, **changes))
+
+
+def test_a_record_file_past_the_size_limit_is_refused_before_reading(tmp_path, monkeypatch):
+    import cardarena.training.records as records
+
+    path = tmp_path / "games.jsonl"
+    path.write_text("x" * 2000)
+    monkeypatch.setattr(records, "MAX_RECORDS_BYTES", 1000)
+    with pytest.raises(InvalidConfigError, match=r"is 2,000 bytes; at most 1,000 are read"):
+        read_records(path)

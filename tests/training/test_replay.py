@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import warnings
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from cardarena.agents import BaseAgent, RandomAgent
 from cardarena.envs import ENVS, make
@@ -172,3 +176,89 @@ def test_unbuildable_records_fail_clearly(record):
     with pytest.raises(ReplayError, match="inconsistent record"):
         replay(tampered(record, steps=1))
     assert issubclass(ReplayError, CardArenaError) and issubclass(ReplayError, ValueError)
+
+
+# --- hostile records: a clean error, never another exception ---------------------------------
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"config": {"max_rounds": 10**39}}, r"max_rounds is 1000.*; at most 1,000,000"),
+        ({"config": {"deck": {"attack_1": 10**12}}}, r"deck\['attack_1'\] is 1000000000000"),
+        ({"config": {"victory_cards": [[[[[[1]]]]]]}}, r"must be an integer, got \[\[\[\["),
+        ({"config": {"deck": "/etc/passwd"}}, r"deck must be a dict"),
+        ({"config": {"render_mode": "human", "variant": "x" * 10_000}}, r"variant must be one"),
+        ({"env": "\x1b[2Jchess"}, r"cannot rebuild '\\x1b\[2Jchess'"),
+        ({"config": ["not", "a", "dict"]}, r"config is not an object"),
+    ],
+)
+def test_hostile_configs_fail_with_a_replay_error(record, changes, message):
+    with pytest.raises(ReplayError, match=message) as error:
+        list(replay(tampered(record, **changes)))
+    assert len(str(error.value)) < 2000
+
+
+@pytest.mark.parametrize("action", [-1, True, 10**39, 1.5, "0", None])
+def test_hostile_actions_fail_with_a_replay_error(record, action):
+    actions = [action, *record.actions[1:]]
+    with pytest.raises(ReplayError, match="action 0 of the record"):
+        list(replay(tampered(record, actions=actions)))
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**40), 10**40)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=10)
+    | st.sampled_from(["beginner", "attack_1", "/etc/passwd", "deck.csv", "player_0"]),
+    lambda inner: (
+        st.lists(inner, max_size=5)
+        | st.dictionaries(st.sampled_from(["attack_1", "upgrade", "name", "x"]), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    env=st.sampled_from(sorted(ENVS)),
+    config=st.dictionaries(
+        st.sampled_from(
+            [
+                "num_players",
+                "deck",
+                "decks",
+                "max_power",
+                "hand_size",
+                "max_turns",
+                "team_size",
+                "variant",
+                "victory_cards",
+                "characters",
+                "bogus",
+            ]
+        ),
+        json_values,
+        max_size=3,
+    ),
+    actions=st.lists(st.integers(0, 300), max_size=40),
+    seed=st.integers(0, 10**40),
+)
+def test_any_record_replays_or_fails_with_a_replay_error(record, env, config, actions, seed):
+    hostile = tampered(
+        record, env=env, config=config, actions=actions, steps=len(actions), seed=seed
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with contextlib.suppress(ReplayError):
+            list(replay(hostile))
+
+
+def test_a_hostile_record_file_fails_cleanly(tmp_path, record):
+    path = tmp_path / "games.jsonl"
+    write_records(path, [tampered(record, config={"max_rounds": 10**30})])
+    (loaded,) = read_records(path)
+    with pytest.raises(ReplayError, match="max_rounds"):
+        list(replay(loaded))
