@@ -1,8 +1,9 @@
 """Agents by name: ``make_agent("random")``, ``make_agent("noisy:sigma=0.3")`` ...
 
-A spec string is ``name`` or ``name:key=value,key=value``; values are parsed as int, float,
-bool or left as strings. A path to a saved model (a ``.zip`` file or a checkpoint folder) is a
-spec too, once the training layer registers a loader for it. Builders register themselves with
+A spec string is ``name`` or ``name:key=value,key=value``; values are parsed as int, finite
+float, bool or left as strings (an integer of over 40 digits, ``nan`` or ``inf`` is refused).
+A path to a saved model (a ``.zip`` file or a checkpoint folder) is a spec too, once the
+training layer registers a loader for it. Builders register themselves with
 ``register_agent``; an unknown spec raises ``InvalidConfigError`` listing the known ones.
 """
 
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,19 +49,44 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             raise InvalidConfigError(
                 f"agent spec {spec!r}: option {item!r} must look like key=value"
             )
-        options[key.strip()] = _value(value.strip())
+        options[key.strip()] = _value(value.strip(), spec, key.strip())
     return name, options
 
 
-def _value(text: str) -> Any:
+#: An integer option has at most this many digits (``int()`` of thousands of digits is slow,
+#: and no option needs more than a seed's 20).
+MAX_OPTION_DIGITS = 40
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NON_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
+
+
+def _value(text: str, spec: str = "", key: str = "") -> Any:
+    """An option's value: bool, int, finite float or the text itself. Over-long integers and
+    non-finite numbers (``nan``, ``inf``, ``1e999``) are refused: no agent takes them, and a
+    NaN slips through every ``<`` check an agent makes."""
     lowered = text.lower()
     if lowered in ("true", "false"):
         return lowered == "true"
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
+    shown = repr(spec) if len(spec) <= 60 else repr(spec[:57] + "...")
+    where = f"agent spec {shown}: option {key!r}" if spec else f"agent spec option {key!r}"
+    if _INTEGER.fullmatch(text):
+        digits = len(text.lstrip("+-"))
+        if digits > MAX_OPTION_DIGITS:
+            raise InvalidConfigError(
+                f"{where} is an integer of {digits} digits; at most {MAX_OPTION_DIGITS} are "
+                "accepted"
+            )
+        return int(text)
+    if _NON_FINITE.fullmatch(text):
+        raise InvalidConfigError(f"{where} must be a finite number, got {text!r}")
+    if _NUMBER.fullmatch(text):
+        value = float(text)
+        if not math.isfinite(value):
+            raise InvalidConfigError(
+                f"{where} must be a finite number, got {text[:40]!r} (overflows to infinity)"
+            )
+        return value
     return text
 
 
@@ -70,8 +98,8 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         from .policy_agent import SavedModelAgent
 
         return SavedModelAgent(name, seed=seed, **options)
-    if entry is None and Path(name).is_dir():
-        from .policy_agent import CheckpointAgent
+    if entry is None and (Path(name).is_dir() or _moved_aside(Path(name))):
+        from .policy_agent import CheckpointAgent  # reading it recovers a checkpoint first
 
         return CheckpointAgent(name, seed=seed, **options)
     if entry is None:
@@ -93,6 +121,12 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         with contextlib.suppress(AttributeError):
             agent.spec = spec
     return agent
+
+
+def _moved_aside(path: Path) -> bool:
+    """A checkpoint caught between the two renames of a save (moved aside, the new one not yet
+    in place), which reading it puts back."""
+    return not path.exists() and any(path.parent.glob(f".{path.name}.old-*"))
 
 
 def _random(seed: int | None = None) -> Agent:

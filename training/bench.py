@@ -38,8 +38,14 @@ from typing import Any
 import numpy as np
 
 from cardarena.envs import ENVS, make, make_raw
+from cardarena.envs.core import CardArenaError, InvalidConfigError
+
+from .train_args import Number, argtype
 
 REFERENCE = "tictactoe_v3"
+#: What ``--seconds`` and ``--rounds`` allow (checked for the flags and for ``run(args)``).
+SECONDS = Number(float, 0.0, 3600.0, low_open=True)
+ROUNDS = Number(int, 1, 1000)
 
 
 def pettingzoo_classic(name: str) -> Callable[[], Any]:
@@ -109,9 +115,28 @@ def rules_games(name: str, seed: int) -> Callable[[int], int]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--seconds", type=float, default=2.0, help="per env per round")
-    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds")
-    parser.add_argument("--env", nargs="*", default=sorted(ENVS), help="our envs to measure")
+    """The ``cardarena bench`` flags (also ``bench/throughput.py``'s)."""
+    parser.add_argument(
+        "--seconds",
+        type=argtype("--seconds", SECONDS),
+        default=2.0,
+        metavar="S",
+        help=f"per env per round ({SECONDS.describe()})",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=argtype("--rounds", ROUNDS),
+        default=5,
+        metavar="R",
+        help=f"interleaved rounds ({ROUNDS.describe()})",
+    )
+    parser.add_argument(
+        "--env",
+        nargs="*",
+        default=sorted(ENVS),
+        metavar="ENV",
+        help=f"our envs to measure (default all: {', '.join(sorted(ENVS))})",
+    )
     parser.add_argument(
         "--learn",
         action="store_true",
@@ -120,21 +145,75 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    """``python bench/throughput.py``: the same flags and table as ``cardarena bench``."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_arguments(parser)
-    run(parser.parse_args(argv))
+    try:
+        run(parser.parse_args(argv))
+    except CardArenaError as error:
+        parser.exit(2, f"{parser.prog}: {error}\n")
+    except KeyboardInterrupt:
+        parser.exit(130, f"\n{parser.prog}: stopped\n")
+
+
+def check_args(args: argparse.Namespace) -> None:
+    """``InvalidConfigError`` naming the flag, the value and what is allowed: the same checks
+    as the flags' own, for a ``Namespace`` built in Python."""
+    for flag, rule in (("--seconds", SECONDS), ("--rounds", ROUNDS)):
+        problem = rule.problem(getattr(args, flag[2:]))
+        if problem:
+            raise InvalidConfigError(f"{flag} {problem}")
+    names = getattr(args, "env", None)
+    if not isinstance(names, (list, tuple)):
+        raise InvalidConfigError(f"--env must be a list of env names, got {names!r}")
+    unknown = [name for name in names if name not in ENVS]
+    if unknown:
+        raise InvalidConfigError(
+            f"--env: unknown env{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(map(repr, unknown))}; available: {', '.join(sorted(ENVS))}"
+        )
+
+
+def classic_factory(name: str) -> Callable[[], Any]:
+    """``pettingzoo_classic(name)``, tried once, so that a missing dependency of PettingZoo's
+    classic envs (pygame) is one line naming the extra, not a traceback mid-benchmark."""
+    try:
+        factory = pettingzoo_classic(name)
+        factory().close()
+    except Exception as error:
+        missing = missing_module(error)
+        if missing is None:
+            raise
+        raise CardArenaError(
+            f"bench compares with PettingZoo's classic {name}, which needs {missing} "
+            "(in the 'dev' extra): pip install -e '.[dev]' from a clone, or pip install pygame-ce"
+        ) from error
+    return factory
+
+
+def missing_module(error: BaseException | None) -> str | None:
+    """The module an ``ImportError`` somewhere in ``error``'s chain failed to import (PettingZoo
+    wraps it in its own ``FailedToImport``, curves in a plain ``ImportError``); None if none."""
+    seen = 0
+    while error is not None and seen < 10:
+        if isinstance(error, ImportError) and error.name:
+            return error.name
+        error = error.__cause__ or error.__context__
+        seen += 1
+    return None
 
 
 def run(args: argparse.Namespace) -> None:
     """Measure and print the table for parsed ``args`` (``--seconds``, ``--rounds``, ``--env``,
     ``--learn``)."""
+    check_args(args)
     if getattr(args, "learn", False):
         run_learn(args)
         return
 
     candidates: dict[str, Callable[[int], Callable[[int], int]]] = {}
     for name in (REFERENCE, "connect_four_v3"):
-        candidates[name] = partial(env_games, pettingzoo_classic(name))
+        candidates[name] = partial(env_games, classic_factory(name))
     for name in args.env:
         candidates[name] = partial(env_games, partial(make, name))
         candidates[f"{name} (rules)"] = partial(rules_games, name)
@@ -211,19 +290,21 @@ class _LearnBench:
 
 def run_learn(args: argparse.Namespace) -> None:
     """``--learn``: median MaskablePPO ``learn()`` steps/s per game beside tictactoe_v3."""
+    check_args(args)
     try:
+        import sb3_contrib  # noqa: F401 (only checked here; _LearnBench uses it)
         import torch
     except ImportError as missing:
-        raise SystemExit(
+        raise CardArenaError(
             f"bench --learn needs the 'train' extra ({missing.name} is missing): "
-            "pip install 'cardarena[train]'"
+            "pip install -e '.[train]' from a clone, or pip install 'cardarena[train]'"
         ) from missing
     from .train_args import TrainArgs
 
     torch.set_num_threads(TrainArgs().torch_threads)
     torch.manual_seed(0)
     n_envs = TrainArgs().n_envs
-    factories: dict[str, Callable[[], Any]] = {REFERENCE: pettingzoo_classic(REFERENCE)}
+    factories: dict[str, Callable[[], Any]] = {REFERENCE: classic_factory(REFERENCE)}
     for name in args.env:
         factories[name] = partial(make, name)
     benches = {name: _LearnBench(name, fn, n_envs, seed=0) for name, fn in factories.items()}

@@ -11,6 +11,16 @@ tournament, replay a recorded game, measure speed.
 
 Agents are spec strings (``random``, ``heuristic``, ``oracle``, ``noisy:sigma=0.3`` ...);
 ``cardarena play ENV --vs nope`` lists the known ones.
+
+No command line gives a traceback. Every flag is checked (``train_args.Number``: its type and
+range) and a bad one is argparse's usage error, exit code 2. Bad input found later (an unknown
+env or spec, a config the env refuses, a file that cannot be read or is not what it should be,
+a missing optional dependency) is one line on stderr, ``cardarena COMMAND: ...``, exit code 2.
+Ctrl-C stops any command with a line saying what was left undone, exit code 130. Anything else
+is a bug in cardarena: one line ``internal error ... please report it``, exit code 1, and with
+``CARDARENA_DEBUG=1`` in the environment the exception propagates with its traceback instead.
+Names read from files (record lineups and envs, checkpoint metadata) and the tables built from
+them are printed with control characters escaped (``untrusted.printable``).
 """
 
 from __future__ import annotations
@@ -18,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,24 +36,70 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from cardarena.agents import EnvSpec, make_agent, start_game
+from cardarena.agents import AGENT_SPECS, EnvSpec, make_agent, parse_spec, start_game
 from cardarena.envs import ENVS, make
 from cardarena.envs.core import CardArenaError, InvalidConfigError, check_seed
+from cardarena.envs.core.untrusted import parse_json, printable
+
+from .train_args import Number, argtype
+
+#: What the commands' numeric flags allow (checked by argparse, and again in the commands).
+SEED = Number(int, 0, 2**64 - 1)
+GAMES = Number(int, 1, 1_000_000)
+JOBS = Number(int, 1, 256)
+GAME_INDEX = Number(int, 0, 10**9)
+MIN_STEP = Number(int, 0, 10**15)
+#: The env variable that turns "internal error" into the traceback.
+DEBUG_VARIABLE = "CARDARENA_DEBUG"
+#: Which extra brings each optional module (for the one-line "pip install" hint).
+EXTRAS = {
+    "matplotlib": "plot",
+    "torch": "train",
+    "sb3_contrib": "train",
+    "stable_baselines3": "train",
+    "ray": "rllib",
+    "pygame": "dev",
+}
 
 
 def _config(pairs: Sequence[str] | None) -> dict[str, Any]:
     """``["num_players=3", "variant=beginner", "decks=[1,2,3]"]`` -> a config dict: each
-    value is read as JSON when it is JSON, else kept as a string."""
+    value is read as JSON when it is JSON (within ``untrusted.parse_json``'s limits on digits,
+    nesting and non-finite numbers), else kept as a string."""
     config: dict[str, Any] = {}
     for pair in pairs or []:
         key, equals, value = pair.partition("=")
         if not equals or not key:
-            raise InvalidConfigError(f"--config takes KEY=VALUE pairs, got {pair!r}")
-        try:
-            config[key] = json.loads(value)
-        except json.JSONDecodeError:
+            raise InvalidConfigError(f"--config takes KEY=VALUE pairs, got {_shown(pair)}")
+        if key == "render_mode":
+            raise InvalidConfigError("--config cannot set render_mode (the command chooses it)")
+        if _is_json(value):
+            config[key] = parse_json(value, f"--config {printable(key, 40)}")
+        else:
             config[key] = value
     return config
+
+
+def _is_json(text: str) -> bool:
+    """Whether ``text`` is JSON syntax, without converting a number (4,300 digits) or
+    recursing far (a nesting too deep counts as JSON, so ``parse_json`` names the limit)."""
+    try:
+        json.loads(text, parse_int=len, parse_float=len, parse_constant=len)
+    except RecursionError:
+        return True
+    except ValueError:
+        return False
+    return True
+
+
+def _shown(text: object, limit: int = 60) -> str:
+    """``repr`` of a value from the command line or a file, escaped and cut short."""
+    return printable(repr(text), limit)
+
+
+def _block(text: object) -> str:
+    """A multi-line table or render from a file's data, each line escaped."""
+    return "\n".join(printable(line, 10_000) for line in str(text).split("\n"))
 
 
 def _env_name(name: str) -> str:
@@ -65,23 +122,31 @@ def cmd_list(args: argparse.Namespace, out: TextIO) -> int:
 
 # --- play ------------------------------------------------------------------------------------
 def ask_human(prompt_text: str, choices: list[str], read: Callable[[str], str], out: TextIO) -> int:
-    """The index into ``choices`` a person types (1-based on screen); re-asks on bad input."""
+    """The index into ``choices`` a person types (1-based on screen); re-asks on bad input.
+    Only ASCII digits count (``"²".isdigit()`` is true, but ``int("²")`` fails)."""
     while True:
-        answer = read(prompt_text).strip()
-        if answer.isdigit() and 1 <= int(answer) <= len(choices):
+        try:
+            answer = read(prompt_text).strip()
+        except UnicodeDecodeError:  # bytes that are not text in the terminal's encoding
+            answer = "(not text)"
+        if re.fullmatch(r"[0-9]{1,6}", answer) and 1 <= int(answer) <= len(choices):
             return int(answer) - 1
-        print(f"  please type a number from 1 to {len(choices)} (got {answer!r})", file=out)
+        print(
+            f"  please type a number from 1 to {len(choices)} (got {_shown(answer, 40)})",
+            file=out,
+        )
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO, read: Callable[[str], str] = input) -> int:
     name = _env_name(args.env)
     config = _config(args.config)
+    _check_number("--seed", SEED, args.seed)
     check_seed(args.seed)
     env = make(name, render_mode="ansi", **config)
     seats = list(env.possible_agents)
     human = args.seat or seats[0]
     if human not in seats:
-        raise InvalidConfigError(f"--seat must be one of {', '.join(seats)}, got {human!r}")
+        raise InvalidConfigError(f"--seat must be one of {', '.join(seats)}, got {_shown(human)}")
     spec = EnvSpec(name, config)
     opponents = {}
     for index, seat in enumerate(seats):
@@ -91,18 +156,18 @@ def cmd_play(args: argparse.Namespace, out: TextIO, read: Callable[[str], str] =
     env.reset(seed=args.seed)
     raw = env.unwrapped
     actions: list[int] = []
-    print(f"{name}: you are {human}; opponents: {args.vs}", file=out)
+    print(f"{name}: you are {human}; opponents: {printable(args.vs)}", file=out)
     for agent in env.agent_iter():
         observation, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
             env.step(None)
             continue
         if agent == human:
-            print("\n" + env.render(), file=out)
+            print("\n" + _block(env.render()), file=out)
             legal = np.flatnonzero(observation["action_mask"]).tolist()
             names = [raw.game_state.action_to_string(a) for a in legal]
             for number, text in enumerate(names, start=1):
-                print(f"  {number:>3}. {text}", file=out)
+                print(f"  {number:>3}. {printable(text)}", file=out)
             action = legal[ask_human(f"{human}, your move: ", names, read, out)]
         else:
             action = opponents[agent].act(observation)
@@ -112,7 +177,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, read: Callable[[str], str] =
         actions.append(int(action))
         env.step(action)
     state = raw.game_state
-    print("\n" + raw.render_text(state), file=out)
+    print("\n" + _block(raw.render_text(state)), file=out)
     returns = dict(zip(seats, state.returns(), strict=True))
     print(f"result: {', '.join(f'{s} {r:+g}' for s, r in returns.items())}", file=out)
     if args.record:
@@ -122,7 +187,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, read: Callable[[str], str] =
         record = play_match(name, lineup, args.seed, config)
         record = _with_lineup(record, {s: ("human" if s == human else args.vs) for s in seats})
         write_records(args.record, [record])
-        print(f"recorded to {args.record}", file=out)
+        print(f"recorded to {printable(args.record)}", file=out)
     return 0
 
 
@@ -149,6 +214,9 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
 
     name = _env_name(args.env)
     config = _config(args.config)
+    _check_number("--games", GAMES, args.games)
+    _check_number("--jobs", JOBS, args.jobs)
+    _check_number("--seed", SEED, args.seed)
     check_seed(args.seed)
     env_spec = EnvSpec(name, config)
     seat = make(name, **config).possible_agents[0]
@@ -156,7 +224,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
         start_game(make_agent(spec), seat, env_spec)
     out_dir = Path(args.out) if args.out else None
     if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
-        raise InvalidConfigError(f"--out must be a folder, but {str(out_dir)!r} is a file")
+        raise InvalidConfigError(f"--out must be a folder, but {_shown(str(out_dir))} is a file")
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
     result = run_tournament(
@@ -169,7 +237,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
         progress=not args.quiet,
         records_path=(out_dir / "games.jsonl") if out_dir else None,
     )
-    print(result.to_markdown(), file=out)
+    print(_block(result.to_markdown()), file=out)
     if len(make(name, **config).possible_agents) > 2:
         print(
             "\nWith more than two players each game gives one comparison per pair of seats held "
@@ -184,8 +252,8 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
             result.save_heatmap(out_dir / "win_rates.png")
             written.append("win_rates.png")
         except ImportError as missing:
-            print(f"(no heat map: {missing})", file=out)
-        print(f"wrote {', '.join(str(out_dir / f) for f in written)}", file=out)
+            print(f"(no heat map: {printable(missing)})", file=out)
+        print(f"wrote {', '.join(printable(out_dir / f) for f in written)}", file=out)
     return 0
 
 
@@ -194,26 +262,51 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, read: Callable[[str], str]
     from .records import read_records
     from .replay import initial_text, replay
 
-    records = read_records(args.file)
+    _check_number("--game", GAME_INDEX, args.game)
+    shown = _shown(str(args.file))
+    try:
+        records = read_records(args.file)
+    except (CardArenaError, OSError):
+        raise
+    except (ValueError, RecursionError) as error:  # not UTF-8, a 5,000-digit number ...
+        raise InvalidConfigError(
+            f"{shown} is not a file of match records ({type(error).__name__}: "
+            f"{printable(error, 120)})"
+        ) from None
     if not records:
-        raise InvalidConfigError(f"{args.file} holds no games")
+        raise InvalidConfigError(f"{shown} holds no games")
     if not 0 <= args.game < len(records):
         raise InvalidConfigError(
-            f"--game must be in 0..{len(records) - 1} ({args.file} holds {len(records)} games)"
+            f"--game must be in 0..{len(records) - 1} ({shown} holds {len(records)} games), "
+            f"got {args.game}"
         )
     record = records[args.game]
-    lineup = ", ".join(f"{seat}: {spec}" for seat, spec in record.lineup.items())
-    print(f"{record.env} (cardarena {record.version}), seed {record.seed}; {lineup}", file=out)
-    print(f"\nthe deal:\n{initial_text(record)}", file=out)
+    check_version = not args.any_version
+    lineup = ", ".join(
+        f"{printable(seat, 40)}: {printable(spec, 120)}" for seat, spec in record.lineup.items()
+    )
+    print(
+        f"{printable(record.env, 60)} (cardarena {printable(record.version, 40)}), "
+        f"seed {record.seed}; {lineup}",
+        file=out,
+    )
+    print(f"\nthe deal:\n{_block(initial_text(record, check_version=check_version))}", file=out)
     pausing = args.step
-    for number, step in enumerate(replay(record, check_version=not args.any_version), start=1):
-        print(f"\nstep {number}: {step.agent} {step.description}\n{step.text}", file=out)
+    for number, step in enumerate(replay(record, check_version=check_version), start=1):
+        print(
+            f"\nstep {number}: {printable(step.agent, 40)} {printable(step.description)}\n"
+            f"{_block(step.text)}",
+            file=out,
+        )
         if pausing:
             try:
                 read("(enter for the next step) ")
             except EOFError:  # input ran out: show the rest without pausing
                 pausing = False
-    print(f"\noutcome: {record.outcome}; returns {record.returns}", file=out)
+    print(
+        f"\noutcome: {printable(record.outcome, 40)}; returns {printable(record.returns)}",
+        file=out,
+    )
     return 0
 
 
@@ -227,11 +320,24 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
 
 # --- train -----------------------------------------------------------------------------------
 def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
-    from .train import train
+    """Every value and the opponents' specs are checked before torch is imported, so a bad
+    flag is refused at once (and without the train extra)."""
     from .train_args import args_from_namespace
 
     _env_name(args.env)
-    train(args_from_namespace(args))
+    train_args = args_from_namespace(args)
+    resolved = train_args.resolved()
+    spec = EnvSpec(
+        resolved.env, {} if args.num_players is None else {"num_players": args.num_players}
+    )
+    seat = make(spec.name, **spec.config).possible_agents[0]
+    for opponent in resolved.opponent or []:
+        if parse_spec(opponent)[0] in AGENT_SPECS:  # a checkpoint path is loaded by train()
+            start_game(make_agent(opponent), seat, spec)
+
+    from .train import train
+
+    train(train_args)
     return 0
 
 
@@ -239,16 +345,22 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     from .export import best_checkpoint, export_checkpoint
 
+    _check_number("--min-step", MIN_STEP, args.min_step)
     checkpoint = (
         best_checkpoint(args.checkpoint, args.best, args.min_step) if args.best else args.checkpoint
     )
     if args.best:
-        print(f"best against {args.best} in training evaluations: {checkpoint}", file=out)
+        print(
+            f"best against {args.best} in training evaluations: {printable(checkpoint)}",
+            file=out,
+        )
     policy = export_checkpoint(checkpoint, args.out)
     size = Path(args.out).stat().st_size
+    where = printable(args.out)
     print(
-        f"{args.out}: {policy.meta['env']} policy from step {policy.meta['step']} "
-        f"({size / 1024:.0f} KB); play it as pretrained:path={args.out}",
+        f"{where}: {printable(policy.meta.get('env'), 60)} policy from step "
+        f"{printable(policy.meta.get('step'), 40)} ({size / 1024:.0f} KB); "
+        f"play it as pretrained:path={where}",
         file=out,
     )
     return 0
@@ -258,7 +370,7 @@ def cmd_curves(args: argparse.Namespace, out: TextIO) -> int:
     from .curves import plot_learning_curves
 
     path = plot_learning_curves(args.runs, args.out)
-    print(f"wrote {path}", file=out)
+    print(f"wrote {printable(path)}", file=out)
     return 0
 
 
@@ -273,7 +385,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("env", help="env name, e.g. promise_war_v0 (see `cardarena list`)")
     play.add_argument("--vs", default="random", help="agent spec for every other seat")
     play.add_argument("--seat", help="your seat (default: the first)")
-    play.add_argument("--seed", type=int, default=0, help="seed of the deal")
+    play.add_argument(
+        "--seed", type=argtype("--seed", SEED), default=0, metavar="S", help="seed of the deal"
+    )
     play.add_argument("--record", help="append the game to this JSON-lines file")
     play.add_argument("--config", nargs="*", metavar="KEY=VALUE", help="env config")
     play.set_defaults(run=cmd_play)
@@ -283,12 +397,22 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("agents", nargs="+", help="agent specs, e.g. random heuristic")
     evaluate.add_argument(
         "--games",
-        type=int,
+        type=argtype("--games", GAMES),
         default=100,
-        help="games per pairing (per group of agents at the table in multi-player envs)",
+        metavar="N",
+        help="games per pairing (per group of agents at the table in multi-player envs; "
+        f"{GAMES.describe()})",
     )
-    evaluate.add_argument("--jobs", type=int, default=1, help="worker processes")
-    evaluate.add_argument("--seed", type=int, default=0)
+    evaluate.add_argument(
+        "--jobs",
+        type=argtype("--jobs", JOBS),
+        default=1,
+        metavar="J",
+        help=f"worker processes ({JOBS.describe()})",
+    )
+    evaluate.add_argument(
+        "--seed", type=argtype("--seed", SEED), default=0, metavar="S", help="first game's seed"
+    )
     evaluate.add_argument("--out", help="folder for results.json, games.jsonl, win_rates.png")
     evaluate.add_argument("--config", nargs="*", metavar="KEY=VALUE", help="env config")
     evaluate.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -296,7 +420,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     replay = commands.add_parser("replay", help="replay a recorded game step by step")
     replay.add_argument("file", help="JSON-lines file of match records")
-    replay.add_argument("--game", type=int, default=0, help="which game in the file (0-based)")
+    replay.add_argument(
+        "--game",
+        type=argtype("--game", GAME_INDEX),
+        default=0,
+        metavar="K",
+        help="which game in the file (0-based)",
+    )
     replay.add_argument("--step", action="store_true", help="wait for enter after each step")
     replay.add_argument(
         "--any-version",
@@ -337,7 +467,11 @@ def build_parser() -> argparse.ArgumentParser:
         "periodic evaluation against OPPONENT (random or heuristic) was best",
     )
     export.add_argument(
-        "--min-step", type=int, default=0, help="with --best: only checkpoints from this step on"
+        "--min-step",
+        type=argtype("--min-step", MIN_STEP),
+        default=0,
+        metavar="N",
+        help="with --best: only checkpoints from this step on",
     )
     export.set_defaults(run=cmd_export)
 
@@ -350,23 +484,95 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_number(flag: str, rule: Number, value: Any) -> None:
+    """The flag's own check again, for a ``Namespace`` built in Python."""
+    problem = rule.problem(value)
+    if problem:
+        raise InvalidConfigError(f"{flag} {problem}")
+
+
+def _stopped(args: argparse.Namespace) -> str:
+    """What Ctrl-C (or input running out) left undone, per command."""
+    command = args.command
+    if command == "play":
+        return "stopped; the game was not finished" + (
+            " and was not recorded" if getattr(args, "record", None) else ""
+        )
+    if command == "eval":
+        if getattr(args, "out", None):
+            where = printable(Path(args.out) / "games.jsonl")
+            return f"stopped; no results written ({where} holds the games finished so far)"
+        return "stopped; no results"
+    if command == "train":
+        return "stopped; continue from the last checkpoint with the same command and --resume"
+    if command == "export":
+        return f"stopped; {printable(args.out)} may be missing or incomplete"
+    if command == "curves":
+        return "stopped; no plot written"
+    if command == "bench":
+        return "stopped; no table printed"
+    return "stopped"
+
+
+def _missing_extra(error: ImportError) -> str | None:
+    """One line naming the extra that brings the module ``error`` misses (None: not one of
+    ours, so a bug)."""
+    from .bench import missing_module
+
+    module = (missing_module(error) or "").split(".")[0]
+    extra = EXTRAS.get(module)
+    if extra is None:
+        return None
+    return (
+        f"needs {module}, from the '{extra}' extra: pip install -e '.[{extra}]' in a clone, "
+        f"or pip install 'cardarena[{extra}]'"
+    )
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Run one command; the exit code (0 ok, 2 bad input, 130 stopped, 1 internal error)."""
     args = build_parser().parse_args(argv)
     stream = out or sys.stdout
+
+    def say(message: object) -> None:
+        print(f"cardarena {args.command}: {printable(message, 4000)}", file=sys.stderr)
+
     try:
         return int(args.run(args, stream))
-    except CardArenaError as error:
-        print(f"cardarena {args.command}: {error}", file=sys.stderr)
-        return 2
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        say(_stopped(args))
+        return 130
+    except EOFError:  # only play reads input it cannot do without
+        print(file=sys.stderr)
+        say(f"{_stopped(args)} (no more input)")
+        return 130
     except BrokenPipeError:  # `cardarena list | head`: the reader left, nothing is wrong
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (silence the exit-time flush)
         return 0
-    except OSError as error:  # a missing records file, an --out that cannot be made ...
-        print(f"cardarena {args.command}: {error}", file=sys.stderr)
+    except CardArenaError as error:
+        say(error)
         return 2
-    except (EOFError, KeyboardInterrupt):
-        print("\ncardarena: stopped (no more input); the game was not finished", file=sys.stderr)
-        return 130
+    except OSError as error:  # a missing records file, an --out that cannot be made ...
+        say(error)
+        return 2
+    except SystemExit as stop:  # a "needs the 'train' extra" exit from the library
+        if isinstance(stop.code, str):
+            say(stop.code)
+            return 2
+        raise
+    except Exception as error:
+        hint = _missing_extra(error) if isinstance(error, ImportError) else None
+        if hint is not None:
+            say(hint)
+            return 2
+        if os.environ.get(DEBUG_VARIABLE):
+            raise
+        say(
+            f"internal error ({type(error).__name__}: {error}); please report it with the "
+            f"command line (set {DEBUG_VARIABLE}=1 for the traceback)"
+        )
+        return 1
 
 
 if __name__ == "__main__":

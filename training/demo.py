@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     except ImportError as missing:
         raise SystemExit(
             f"the demo needs the 'train' extra ({missing.name} is missing): "
-            "pip install 'cardarena[train]'"
+            "pip install -e '.[train]' from a clone, or pip install 'cardarena[train]'"
         ) from missing
     args = parse_args(argv)
     config = {} if args.num_players is None else {"num_players": args.num_players}

@@ -175,7 +175,7 @@ class TournamentResult:
         except ImportError as error:
             raise ImportError(
                 "save_heatmap needs matplotlib: install the plot extra with "
-                "pip install 'cardarena[plot]'"
+                "pip install -e '.[plot]' from a clone, or pip install 'cardarena[plot]'"
             ) from error
         import numpy as np
 

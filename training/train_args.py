@@ -7,13 +7,19 @@ what is allowed.
 
 from __future__ import annotations
 
+import argparse
 import itertools
+import math
+import os
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from cardarena.envs import ENVS
-from cardarena.envs.core import InvalidConfigError
+from cardarena.envs.core import InvalidConfigError, check_seed
+from cardarena.envs.core.aec import config_keys
 
 from .league import SAMPLING_MODES
 
@@ -135,29 +141,222 @@ class TrainArgs:
     """Filled by ``resolved()``: the hyper-parameters actually used."""
 
     def resolved(self) -> TrainArgs:
-        """Checked copy with ``DEFAULTS`` filled in."""
+        """Checked copy with ``DEFAULTS`` filled in; ``InvalidConfigError`` names the flag,
+        the value and what is allowed (every field is checked here, whoever built the args)."""
         if self.env not in ENVS:
             raise InvalidConfigError(
                 f"unknown env {self.env!r}; available: {', '.join(sorted(ENVS))}"
             )
         if self.backend not in BACKENDS:
-            raise InvalidConfigError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
+            raise InvalidConfigError(f"--backend must be one of {BACKENDS}, got {self.backend!r}")
         if self.league_mode not in SAMPLING_MODES:
             raise InvalidConfigError(
-                f"league mode must be one of {SAMPLING_MODES}, got {self.league_mode!r}"
+                f"--league-mode must be one of {SAMPLING_MODES}, got {self.league_mode!r}"
             )
-        for name in ("steps", "n_envs", "checkpoint_every", "snapshot_every"):
-            if getattr(self, name) < 1:
-                raise InvalidConfigError(f"{name} must be positive, got {getattr(self, name)}")
+        for name in ("selfplay", "resume", "progress"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidConfigError(
+                    f"{flag_of(name)} must be True or False, got {getattr(self, name)!r}"
+                )
+        _check_optional_text(self.address, "address")
+        if self.out is not None and not isinstance(self.out, (str, os.PathLike)):
+            raise InvalidConfigError(f"--out must be a folder path, got {self.out!r}")
+        if self.opponent is not None:
+            if not isinstance(self.opponent, (list, tuple)) or not self.opponent:
+                raise InvalidConfigError(
+                    f"--opponent must be a non-empty list of agent specs, got {self.opponent!r}"
+                )
+            for spec in self.opponent:
+                _check_optional_text(spec, "opponent")
+        for name, rule in RULES.items():
+            value = getattr(self, name)
+            if value is None and name in OPTIONAL:
+                continue
+            if name == "net_arch":
+                _check_net_arch(value)
+                continue
+            problem = rule.problem(value)
+            if problem:
+                raise InvalidConfigError(f"{flag_of(name)} {problem}")
+        check_seed(self.seed)
+        _check_num_players(self.env, self.num_players)
         base = DEFAULTS.get(self.env, FALLBACK)
         hyper = {
             key: getattr(self, key) if getattr(self, key) is not None else base[key]
             for key in ("n_steps", "batch_size", "net_arch", "learning_rate", "ent_coef")
         }
+        rollout = hyper["n_steps"] * self.n_envs
+        if hyper["batch_size"] > rollout:
+            raise InvalidConfigError(
+                f"--batch-size must be at most --n-steps x --n-envs = {hyper['n_steps']} x "
+                f"{self.n_envs} = {rollout} (the rollout it is drawn from), got "
+                f"{hyper['batch_size']}"
+            )
         values = {f.name: getattr(self, f.name) for f in fields(self)}
         values["hyper"] = hyper
         values["out"] = Path(self.out) if self.out is not None else Path("runs") / self.env
         return TrainArgs(**values)
+
+
+@dataclass(frozen=True)
+class Number:
+    """What a numeric flag allows: an ``int`` or a finite ``float`` within bounds. The one
+    definition both the argparse ``type=`` (``argtype``) and ``TrainArgs.resolved`` check, so
+    a value is refused the same way from the shell and from Python."""
+
+    kind: type = int
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+
+    def describe(self) -> str:
+        """``an integer >= 1``, ``a finite number in (0, 1]`` ..."""
+        what = "an integer" if self.kind is int else "a finite number"
+        low, high = self._shown(self.low), self._shown(self.high)
+        if self.low is not None and self.high is not None:
+            return f"{what} in {'(' if self.low_open else '['}{low}, {high}]"
+        if self.low is not None:
+            return f"{what} {'>' if self.low_open else '>='} {low}"
+        if self.high is not None:
+            return f"{what} <= {high}"
+        return what
+
+    def _shown(self, bound: float | None) -> str:
+        return str(int(bound)) if self.kind is int and bound is not None else f"{bound:g}"
+
+    def problem(self, value: Any) -> str | None:
+        """None if ``value`` is allowed, else ``must be <what is allowed>, got <value>``."""
+        wrong = f"must be {self.describe()}, got {_shown(value)}"
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return wrong
+        if self.kind is int and not isinstance(value, int):
+            return wrong
+        if isinstance(value, float) and not math.isfinite(value):
+            return wrong
+        if self.low is not None and (value <= self.low if self.low_open else value < self.low):
+            return wrong
+        if self.high is not None and value > self.high:
+            return wrong
+        return None
+
+    def parse(self, text: str) -> int | float:
+        """``text`` as this number; ``ValueError`` saying what is allowed."""
+        stripped = text.strip()
+        value: int | float
+        if self.kind is int:
+            if not _INT.fullmatch(stripped):
+                raise ValueError(f"must be {self.describe()}, got {_shown(text)}")
+            value = int(stripped)
+        else:
+            try:
+                value = float(stripped)
+            except ValueError:
+                raise ValueError(f"must be {self.describe()}, got {_shown(text)}") from None
+        problem = self.problem(value)
+        if problem:
+            raise ValueError(f"must be {self.describe()}, got {_shown(text)}")
+        return value
+
+
+#: An integer literal: at most 40 ASCII digits (``int()`` would also take ``1_000``, other
+#: scripts' digits, and thousands of digits at quadratic cost).
+_INT = re.compile(r"[+-]?[0-9]{1,40}")
+#: Counts of things kept in memory at once (envs, layer units, threads) stay below this.
+_MANY = 1 << 16
+_NEVER = 10**12
+
+
+def argtype(flag: str, rule: Number) -> Callable[[str], int | float]:
+    """An argparse ``type=`` for ``rule``: a bad value is argparse's usage error naming
+    ``flag``, the value and what is allowed."""
+
+    def convert(text: str) -> int | float:
+        try:
+            return rule.parse(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    convert.__name__ = rule.describe()  # argparse names the type in some messages
+    return convert
+
+
+#: Every numeric ``TrainArgs`` field and what it allows (``test_every_field_is_checked``
+#: keeps this table complete).
+RULES: dict[str, Number] = {
+    "steps": Number(int, 1, _NEVER),
+    "seed": Number(int, 0, 2**32 - 1),  # numpy's global seed (SB3) takes 32 bits
+    "num_env_runners": Number(int, 1, 1024),
+    "n_envs": Number(int, 1, 1024),
+    "num_players": Number(int, 2, 64),
+    "n_steps": Number(int, 1, 1 << 20),
+    "batch_size": Number(int, 2, 1 << 24),  # SB3 normalises advantages: at least 2
+    "net_arch": Number(int, 1, _MANY),
+    "learning_rate": Number(float, 0.0, 1.0, low_open=True),
+    "ent_coef": Number(float, 0.0, 1e6),
+    "n_epochs": Number(int, 1, 10_000),
+    "gamma": Number(float, 0.0, 1.0, low_open=True),
+    "checkpoint_every": Number(int, 1, _NEVER),
+    "eval_every": Number(int, 0, _NEVER),
+    "eval_games": Number(int, 0, 10**7),
+    "final_eval_games": Number(int, 0, 10**7),
+    "snapshot_every": Number(int, 1, _NEVER),
+    "baseline_share": Number(float, 0.0, 1.0),
+    "league_eval_games": Number(int, 0, 10**7),
+    "max_snapshots": Number(int, 1, 10_000),
+    "rate_games": Number(int, 0, 10**7),
+    "torch_threads": Number(int, 1, 1024),
+}
+#: Fields whose None means "the default" (DEFAULTS or the env's own).
+OPTIONAL = ("num_players", "n_steps", "batch_size", "net_arch", "learning_rate", "ent_coef")
+#: ``net_arch`` has at most this many hidden layers.
+MAX_LAYERS = 16
+
+
+def flag_of(name: str) -> str:
+    """``batch_size`` -> ``--batch-size`` (``progress`` is ``--no-progress``)."""
+    return "--no-progress" if name == "progress" else "--" + name.replace("_", "-")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_net_arch(value: Any) -> None:
+    rule = RULES["net_arch"]
+    if not isinstance(value, (list, tuple)) or not 1 <= len(value) <= MAX_LAYERS:
+        raise InvalidConfigError(
+            f"--net-arch must be 1 to {MAX_LAYERS} layer sizes, each {rule.describe()}, "
+            f"got {_shown(value)}"
+        )
+    for units in value:
+        problem = rule.problem(units)
+        if problem:
+            raise InvalidConfigError(f"--net-arch: each layer size {problem}")
+
+
+def _check_optional_text(value: Any, name: str) -> None:
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise InvalidConfigError(f"{flag_of(name)} must be a non-empty string, got {value!r}")
+
+
+def _check_num_players(env: str, num_players: int | None) -> None:
+    """``num_players`` within the env's range, and only for an env that takes it."""
+    if num_players is None:
+        return
+    module = ENVS[env]
+    metadata = module.raw_env.metadata
+    keys = config_keys(module.raw_env.build_game)
+    if keys is not None and "num_players" not in keys:
+        raise InvalidConfigError(
+            f"--num-players: {env} always seats {metadata['max_players']} players, "
+            f"got {num_players}; leave the flag out"
+        )
+    low, high = metadata["min_players"], metadata["max_players"]
+    if not low <= num_players <= high:
+        raise InvalidConfigError(
+            f"--num-players must be in {low}..{high} for {env}, got {num_players}"
+        )
 
 
 def add_arguments(parser: Any) -> None:
@@ -168,19 +367,24 @@ def add_arguments(parser: Any) -> None:
     for f in fields(TrainArgs):
         if f.name in ("env", "hyper"):
             continue
-        flag = "--" + f.name.replace("_", "-")
+        flag = flag_of(f.name)
         default = getattr(defaults, f.name)
         doc = docs.get(f.name, "")
         if f.name in ("n_steps", "batch_size", "net_arch", "learning_rate", "ent_coef"):
             doc += " Defaults: " + ", ".join(f"{e} {v[f.name]}" for e, v in DEFAULTS.items())
+        if f.name in RULES:
+            doc += f" Allowed: {RULES[f.name].describe()}."
+        doc = _escape(doc)
         if f.name == "progress":
-            parser.add_argument("--no-progress", dest="progress", action="store_false", help=doc)
+            parser.add_argument(flag, dest="progress", action="store_false", help=doc)
         elif isinstance(default, bool):
             parser.add_argument(flag, action="store_true", help=doc)
         elif f.name == "opponent":
             parser.add_argument(flag, action="append", metavar="SPEC", help=doc + " Repeatable.")
         elif f.name == "net_arch":
-            parser.add_argument(flag, type=int, nargs="+", metavar="UNITS", help=doc)
+            parser.add_argument(
+                flag, type=argtype(flag, RULES[f.name]), nargs="+", metavar="UNITS", help=doc
+            )
         elif f.name == "out":
             parser.add_argument(flag, type=Path, metavar="DIR", help=doc)
         elif f.name == "backend":
@@ -190,10 +394,12 @@ def add_arguments(parser: Any) -> None:
         elif f.name == "league_mode":
             parser.add_argument(flag, choices=SAMPLING_MODES, default=default, help=doc)
         else:
-            floats = ("learning_rate", "ent_coef", "gamma", "baseline_share")
-            kind = float if f.name in floats else int
-            parser.add_argument(flag, type=kind, default=default, help=doc)
-    parser.epilog = (
+            rule = RULES[f.name]
+            metavar = "N" if rule.kind is int else "X"
+            parser.add_argument(
+                flag, type=argtype(flag, rule), default=default, metavar=metavar, help=doc
+            )
+    parser.epilog = (  # argparse %-formats an epilog only if it holds "%(prog)"
         "Writes out/checkpoints/step_N, out/latest, out/eval.jsonl and "
         "out/logs/run_*/progress.csv; "
         "TensorBoard logs too when the tensorboard package is installed "
@@ -201,7 +407,13 @@ def add_arguments(parser: Any) -> None:
     )
 
 
+def _escape(text: str) -> str:
+    """argparse %-formats help texts (``%(default)s``): a literal ``%`` must be doubled."""
+    return text.replace("%", "%%")
+
+
 def args_from_namespace(ns: Any) -> TrainArgs:
+    """The ``TrainArgs`` of parsed ``cardarena train`` flags (unchecked: see ``resolved``)."""
     return TrainArgs(
         **{f.name: getattr(ns, f.name) for f in fields(TrainArgs) if hasattr(ns, f.name)}
     )
@@ -235,4 +447,16 @@ def _has_module(module: str) -> bool:
         return False
 
 
-__all__ = ["BACKENDS", "DEFAULTS", "FALLBACK", "TrainArgs", "add_arguments", "args_from_namespace"]
+__all__ = [
+    "BACKENDS",
+    "DEFAULTS",
+    "FALLBACK",
+    "OPTIONAL",
+    "RULES",
+    "Number",
+    "TrainArgs",
+    "add_arguments",
+    "args_from_namespace",
+    "argtype",
+    "flag_of",
+]

@@ -222,9 +222,21 @@ class NoisyAgent(CardlineAgent):
     spec = "noisy"
     knowledge = "noisy"
 
+    #: Largest ``sigma``: far past the point where the estimates are pure noise, and small
+    #: enough that noise times spread never overflows to infinity.
+    MAX_SIGMA = 1e6
+
     def __init__(self, seed: int | None = None, sigma: float = 0.3) -> None:
-        if not isinstance(sigma, (int, float)) or isinstance(sigma, bool) or sigma < 0:
-            raise InvalidConfigError(f"noisy: sigma must be a number >= 0, got {sigma!r}")
+        # NaN passes every comparison unnoticed (and then breaks the rng), so check finiteness.
+        if (
+            not isinstance(sigma, (int, float))
+            or isinstance(sigma, bool)
+            or not math.isfinite(sigma)
+            or not 0 <= sigma <= self.MAX_SIGMA
+        ):
+            raise InvalidConfigError(
+                f"noisy: sigma must be a finite number in [0, {self.MAX_SIGMA:g}], got {sigma!r}"
+            )
         super().__init__(seed)
         self.sigma = float(sigma)
         self.options = {"sigma": self.sigma}

@@ -1,14 +1,19 @@
-"""``cardarena bench --learn`` and PettingZoo's tictactoe_v3 through the SB3 bridge."""
+"""``cardarena bench --learn``, PettingZoo's tictactoe_v3 through the SB3 bridge, and the
+bench flags' checks."""
 
 from __future__ import annotations
 
+import argparse
+import re
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
-from cardarena.training.bench import REFERENCE, pettingzoo_classic
+from cardarena.envs.core import InvalidConfigError
+from cardarena.training import bench
+from cardarena.training.bench import REFERENCE, main, pettingzoo_classic, run
 from cardarena.training.single_agent import SingleAgentEnv
 
 
@@ -42,3 +47,49 @@ def test_bench_learn_prints_the_table():
     assert "learn steps/s" in lines[0] and "env share" in lines[0]
     assert lines[1].startswith(REFERENCE) and lines[2].startswith("promise_war_v0")
     assert "1.00" in lines[1]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--seconds", "0"], "argument --seconds: must be a finite number in (0, 3600], got '0'"),
+        (["--seconds", "nan"], "argument --seconds: must be a finite number in (0, 3600]"),
+        (["--seconds", "-1"], "argument --seconds: must be a finite number in (0, 3600]"),
+        (["--rounds", "0"], "argument --rounds: must be an integer in [1, 1000], got '0'"),
+        (["--rounds", "1.5"], "argument --rounds: must be an integer in [1, 1000]"),
+    ],
+)
+def test_bench_flags_are_checked(argv, message, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"seconds": 0.0}, "--seconds must be a finite number in (0, 3600], got 0.0"),
+        ({"seconds": float("inf")}, "--seconds must be a finite number"),
+        ({"rounds": 0}, "--rounds must be an integer in [1, 1000], got 0"),
+        ({"env": ["chess_v6"]}, "--env: unknown env 'chess_v6'; available: "),
+    ],
+)
+def test_run_checks_a_namespace_built_in_python(values, message):
+    args = argparse.Namespace(**{"seconds": 1.0, "rounds": 1, "env": [], "learn": False, **values})
+    with pytest.raises(InvalidConfigError, match=re.escape(message)):
+        run(args)
+
+
+def test_the_script_turns_errors_and_ctrl_c_into_one_line(capsys, monkeypatch):
+    with pytest.raises(SystemExit) as stop:
+        main(["--env", "chess_v6"])
+    assert stop.value.code == 2 and "unknown env 'chess_v6'" in capsys.readouterr().err
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(bench, "decisions_per_second", interrupted)
+    with pytest.raises(SystemExit) as stop:
+        main(["--seconds", "0.01", "--rounds", "1", "--env"])
+    assert stop.value.code == 130 and capsys.readouterr().err.strip().endswith(": stopped")
