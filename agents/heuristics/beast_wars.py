@@ -232,15 +232,15 @@ class Board:
 
 class Odds:
     """Battle odds for this turn's deck: each side's number per card kind, and the chance
-    that the attacker's number beats, or loses to, the defender's."""
+    that the attacker's number beats, or loses to, the defender's (a called-off battle, equal
+    numbers, counts as neither)."""
 
     def __init__(self, numbers: np.ndarray, view: dict[str, np.ndarray]) -> None:
         self.numbers = numbers
         deck = view["deck"].ravel().astype(np.float64)
-        if deck.sum() < 2:  # the discards are shuffled in before (or during) the battle
-            deck = deck + view["discards"].ravel()
-        total = deck.sum()
-        self.draw = deck / total if total > 0 else np.full(_CARD_KINDS, 1.0 / _CARD_KINDS)
+        discards = view["discards"].ravel().astype(np.float64)
+        #: ``draw[i, j]``: the chance that the attacker draws card kind i and the defender j.
+        self.draw = draw_chances(deck, discards)
         self._cache: dict[tuple[int, int, int, int], tuple[float, float]] = {}
 
     def card_numbers(self, piece: int, face: int) -> np.ndarray:
@@ -257,7 +257,24 @@ class Odds:
             mine = self.card_numbers(attacker, a_face)
             theirs = self.card_numbers(defender, d_face)
             difference = np.subtract.outer(mine, theirs)
-            weights = np.outer(self.draw, self.draw)
+            weights = self.draw
             found = (float(weights[difference > 0].sum()), float(weights[difference < 0].sum()))
             self._cache[key] = found
         return found
+
+
+def draw_chances(deck: np.ndarray, discards: np.ndarray) -> np.ndarray:
+    """``[i, j]``: the chance that a battle's attacker draws card kind i and the defender j
+    (BW-3, BW-6): the attacker takes the top card and the defender the next, both without
+    replacement; an empty deck first becomes the shuffled discard pile, and the battle's own
+    cards reach the discard pile only after it, so with one card left the defender draws
+    from the reshuffled discards."""
+    if deck.sum() == 0:
+        deck, discards = discards, np.zeros_like(discards)
+    total = deck.sum()
+    if total >= 2:
+        return (np.outer(deck, deck) - np.diag(deck)) / (total * (total - 1))
+    rest = discards.sum()
+    if total == 1 and rest > 0:
+        return np.outer(deck, discards) / rest
+    return np.full((_CARD_KINDS, _CARD_KINDS), 1.0 / _CARD_KINDS**2)  # no cards: no knowledge
