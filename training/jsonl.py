@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from cardarena.envs.core import InvalidConfigError
-from cardarena.envs.core.untrusted import MAX_JSONL_BYTES, decode_utf8, parse_json
+from cardarena.envs.core.untrusted import MAX_JSONL_BYTES, decode_utf8, parse_json, read_bytes
 
 
 class TornLineWarning(UserWarning):
@@ -65,21 +65,7 @@ def read_jsonl(
 ) -> list[tuple[int, Any]]:
     """``(line number, value)`` for every non-blank line of ``path``."""
     path = Path(path)
-    try:
-        size = path.stat().st_size
-    except OSError as error:
-        raise InvalidConfigError(f"{what} {str(path)!r} cannot be read: {error.strerror}") from None
-    if size > max_bytes:
-        raise InvalidConfigError(
-            f"{what} {str(path)!r} is {size:,} bytes; at most {max_bytes:,} are read"
-        )
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(max_bytes + 1)
-    except OSError as error:  # a folder, no permission, gone since the stat
-        raise InvalidConfigError(f"{what} {str(path)!r} cannot be read: {error.strerror}") from None
-    if len(data) > max_bytes:  # grew since the stat
-        raise InvalidConfigError(f"{what} {str(path)!r} is over {max_bytes:,} bytes")
+    data = read_bytes(path, what, max_bytes)
     torn = _torn_tail(data)
     if torn is not None:
         offset, number = torn

@@ -37,9 +37,9 @@ MAX_JSON_DEPTH = 32
 MAX_INT_DIGITS = 40
 
 
-def read_text(path: str | os.PathLike[str], what: str, max_bytes: int = MAX_TEXT_BYTES) -> str:
-    """The UTF-8 text of ``path`` (a leading byte-order mark dropped), refused before reading
-    when the file is larger than ``max_bytes``."""
+def read_bytes(path: str | os.PathLike[str], what: str, max_bytes: int) -> bytes:
+    """The bytes of ``path``, refused before reading when the file is larger than
+    ``max_bytes`` (or cannot be read: a folder, no permission, gone)."""
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -56,7 +56,13 @@ def read_text(path: str | os.PathLike[str], what: str, max_bytes: int = MAX_TEXT
         raise InvalidConfigError(f"{what} {str(path)!r} cannot be read: {error.strerror}") from None
     if len(data) > max_bytes:  # grew since the stat
         raise InvalidConfigError(f"{what} {str(path)!r} is over {max_bytes:,} bytes")
-    return decode_utf8(data, f"{what} {str(path)!r}")
+    return data
+
+
+def read_text(path: str | os.PathLike[str], what: str, max_bytes: int = MAX_TEXT_BYTES) -> str:
+    """The UTF-8 text of ``path`` (a leading byte-order mark dropped), refused before reading
+    when the file is larger than ``max_bytes``."""
+    return decode_utf8(read_bytes(path, what, max_bytes), f"{what} {str(Path(path))!r}")
 
 
 def decode_utf8(data: bytes, where: str) -> str:
@@ -200,6 +206,7 @@ __all__ = [
     "json_depth",
     "parse_json",
     "printable",
+    "read_bytes",
     "read_json",
     "read_text",
     "show",
