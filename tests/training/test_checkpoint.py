@@ -129,21 +129,7 @@ def test_a_crash_on_the_first_save_leaves_nothing_at_path(tmp_path, trained, mon
 
 
 def test_a_crash_between_the_renames_restores_the_previous_checkpoint(saved, trained, monkeypatch):
-    bridge, model = trained
-    real_replace = ckpt.os.replace
-    calls = []
-
-    def replace(src, dst):
-        calls.append(dst)
-        if len(calls) == 2:  # old moved aside, the new one not yet renamed in
-            raise OSError("killed")
-        real_replace(src, dst)
-
-    monkeypatch.setattr(ckpt.os, "replace", replace)
-    with pytest.raises(OSError, match="killed"):
-        save_checkpoint(saved, model, "promise_war_v0", bridge.scaler, step=999)
-    monkeypatch.undo()
-    assert not saved.exists()  # the state a real crash at that instant leaves
+    _moved_aside(saved, trained, monkeypatch)  # the state a real crash at that instant leaves
     assert load_checkpoint(saved).step == 64  # the previous checkpoint is put back
     assert sorted(p.name for p in saved.parent.iterdir()) == ["ckpt"]
 
