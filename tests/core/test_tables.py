@@ -6,7 +6,6 @@ import csv
 import json
 import math
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -457,18 +456,31 @@ def test_csv_and_json_round_trip_exactly(table):
 
 # --- limits: decks and character files come from other people -----------------------------------
 def test_a_million_row_deck_is_refused_at_once(tmp_path):
-    rows = [{"name": f"c{i}", "colour": "hero", "s": i} for i in range(10**6)]
-    start = time.perf_counter()
+    class Watched(list):
+        """Counts the rows the loader looks at."""
+
+        touched = 0
+
+        def __iter__(self):
+            for row in super().__iter__():
+                Watched.touched += 1
+                yield row
+
+        def __getitem__(self, index):
+            Watched.touched += 1
+            return super().__getitem__(index)
+
+    rows = Watched({"name": f"c{i}", "colour": "hero", "s": i} for i in range(10**6))
     with pytest.raises(
         InvalidConfigError, match=r"deck rows has more than 2,000 rows; at most 2,000"
     ):
         load_deck(rows)
+    assert Watched.touched <= 2_001  # refused before the rows past the limit are read
     path = write(
         tmp_path, "d.csv", "name,colour,s\n" + "".join(f"c{i},hero,{i}\n" for i in range(10**6))
     )
     with pytest.raises(InvalidConfigError, match=r"d\.csv' is [\d,]+ bytes; at most 4,194,304"):
-        load_deck(path)
-    assert time.perf_counter() - start < 1.0
+        load_deck(path)  # the size, from the file system, before a byte is read
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".json"])
@@ -573,10 +585,8 @@ def test_control_characters_in_cells_are_escaped_in_messages():
 def test_config_values_that_size_allocations_are_bounded(env, config, message):
     from cardarena.envs import make
 
-    start = time.perf_counter()
     with pytest.raises(InvalidConfigError, match=message):
-        make(env, **config)
-    assert time.perf_counter() - start < 1.0
+        make(env, **config)  # refused by the limit (the message says so), before any allocation
 
 
 def test_reset_option_lists_are_bounded():

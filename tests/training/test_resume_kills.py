@@ -149,3 +149,35 @@ def test_a_second_train_on_the_same_out_is_refused_naming_the_holder(tmp_path):
         capture_output=True, text=True, timeout=180,
     )  # fmt: skip
     assert again.returncode == 0, again.stderr
+
+
+def test_a_copied_run_resumes_and_plays_its_own_snapshots(tmp_path):
+    import shutil
+
+    first = tmp_path / "first"
+    done = subprocess.run(
+        [sys.executable, "-m", "cardarena.training.cli", *BASE, "--steps", str(4 * ROLLOUT),
+         "--out", str(first), "--eval-every", str(2 * ROLLOUT), "--eval-games", "2",
+         "--league-eval-games", "2"],
+        capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    moved = tmp_path / "elsewhere" / "copy"
+    shutil.copytree(first, moved)
+    shutil.rmtree(first)  # nothing of the original is left to be played by mistake
+    again = subprocess.run(
+        [sys.executable, "-m", "cardarena.training.cli", *BASE, "--steps", str(6 * ROLLOUT),
+         "--out", str(moved), "--resume"],
+        capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    final = load_checkpoint(moved / "latest")
+    assert final.step == 6 * ROLLOUT
+    snapshots = [Path(o) for o in final.opponents if "snapshots" in o]
+    assert len(snapshots) >= 2
+    assert all(s.resolve().is_relative_to(moved.resolve()) and s.is_dir() for s in snapshots)
+    league = json.loads((moved / "league.json").read_text())  # loss rates, by relative names
+    assert league["snapshots"] and all(
+        name.startswith("snapshots/") for name in league["snapshots"]
+    )
+    assert set(league["snapshots"]) <= set(league["loss_rates"])
