@@ -2,7 +2,7 @@
 
 numpy and the standard library only. ``make_game`` validates a configuration into a
 ``BeastWarsGame``; ``BeastWarsState`` is one game, advanced in place by ``apply_action``
-(checked by the shared ``CheckedActions``) or ``apply_legal_action`` (unchecked, for callers
+(checked by the shared ``legal_index``) or ``apply_legal_action`` (unchecked, for callers
 that checked the mask, like the env).
 
 Seats: 0 ``maximal``, 1 ``predacon``. Characters are named by a *piece id* ``seat * 12 + id``
@@ -22,7 +22,6 @@ The decisions taken where RULES.md is silent are listed in the env docstring
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
@@ -32,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import InvalidConfigError
-from ..core.game import NO_PLAYER, CheckedActions
+from ..core.game import NO_PLAYER, RulesState
 from ..core.options import check_reset_options, per_player
 from ..core.tables import Column, Table, load_table
 from ..core.validation import check_choice, check_int, check_sequence
@@ -335,7 +334,7 @@ class Battle:
     turn: int
 
 
-class BeastWarsState(CheckedActions):
+class BeastWarsState(RulesState):
     """One game in progress. Attributes are public for encoders and tests; treat as read-only.
 
     Visibility: **public** = both may see it; **private** = the owner's entries only;
@@ -356,6 +355,9 @@ class BeastWarsState(CheckedActions):
       card kind the cards in the deck (row 0, also ``deck_counts``) and in the discard pile
       (row 1, also ``discards``); ``last_battle`` (public, or None).
     """
+
+    #: The characters' number table is read-only in play: copies share it.
+    shared_on_clone = frozenset({"_numbers"})
 
     def __init__(
         self,
@@ -408,10 +410,6 @@ class BeastWarsState(CheckedActions):
     def current_player(self) -> int:
         return self.to_act
 
-    @property
-    def agent_names(self) -> tuple[str, ...]:
-        return AGENTS
-
     def legal_action_mask(self) -> np.ndarray:
         """Boolean mask over the 253 actions for ``to_act`` (all False once the game is over)."""
         mask = np.zeros(NUM_ACTIONS, dtype=bool)
@@ -441,9 +439,6 @@ class BeastWarsState(CheckedActions):
             base = seat * MAX_FACTION
             mask[PICK_BASE:PASS] = self.location[base : base + MAX_FACTION] == RESERVE
         return mask
-
-    def legal_actions(self) -> list[int]:
-        return np.flatnonzero(self.legal_action_mask()).tolist()
 
     def apply_legal_action(self, action: int) -> None:
         """Advance by one decision of ``to_act``. ``action`` must be legal (the caller checked
@@ -476,9 +471,6 @@ class BeastWarsState(CheckedActions):
         """Never: BW-8's cap is a rule with an outcome, so it terminates the game."""
         return False
 
-    def returns(self) -> tuple[float, ...]:
-        return self._returns
-
     def scores(self) -> tuple[int, ...]:
         """Characters left per seat: on the board plus in the reserve (BW-8)."""
         return (
@@ -509,18 +501,6 @@ class BeastWarsState(CheckedActions):
         piece = int(self.board[cell])
         who = f" ({self.game.characters.name(piece)})" if piece != NO_PIECE else ""
         return f"{verb} {cell_name(cell)} {DIRECTIONS[direction]}{who}"
-
-    def clone(self) -> BeastWarsState:
-        """Independent copy, random generator included; the immutable game is shared."""
-        twin = object.__new__(BeastWarsState)
-        for name, value in self.__dict__.items():
-            if isinstance(value, np.ndarray) and name != "_numbers":
-                value = value.copy()
-            elif isinstance(value, list):
-                value = [v[:] if isinstance(v, list) else v for v in value]
-            twin.__dict__[name] = value
-        twin._rng = np.random.Generator(copy.copy(self._rng.bit_generator))
-        return twin
 
     def resample_from_infostate(self, seat: int, rng: np.random.Generator) -> BeastWarsState:
         """A copy in which everything ``seat`` cannot see is redrawn from ``rng``.

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import InvalidConfigError
-from ..core.game import NO_PLAYER, CheckedActions
+from ..core.game import NO_PLAYER, RulesState, copy_generator
 from ..core.options import check_reset_options, per_player
 from ..core.tables import Column, Table, load_table
 from ..core.validation import check_int, check_sequence
@@ -321,14 +321,7 @@ def _warn_if_sorted_by_value(table: Table, label: str) -> None:
             )
 
 
-def _copy_generator(rng: np.random.Generator) -> np.random.Generator:
-    """An independent generator in the same state (twice as fast as ``deepcopy``)."""
-    bit_generator = type(rng.bit_generator)(0)
-    bit_generator.state = rng.bit_generator.state
-    return np.random.Generator(bit_generator)
-
-
-class CardlineState(CheckedActions):
+class CardlineState(RulesState):
     """One game in progress. Attributes are public for encoders and tests; treat as read-only.
 
     Public: ``line`` (card ids left to right), ``hands`` (card ids, sorted: names are public,
@@ -393,18 +386,11 @@ class CardlineState(CheckedActions):
     def current_player(self) -> int:
         return self.to_act
 
-    @property
-    def agent_names(self) -> tuple[str, ...]:
-        return self.game.agent_names
-
     def legal_action_mask(self) -> np.ndarray:
         """Read-only: every card in hand (slot) into every gap of the line (CL-4)."""
         if self.to_act == NO_PLAYER:
             return self.game.legal_mask(0, 0)
         return self.game.legal_mask(len(self.hands[self.to_act]), len(self.line))
-
-    def legal_actions(self) -> list[int]:
-        return np.flatnonzero(self.legal_action_mask()).tolist()
 
     def apply_legal_action(self, action: int) -> None:
         """CL-4: place the card of hand slot ``action // (deck_size + 1)`` into gap
@@ -441,15 +427,6 @@ class CardlineState(CheckedActions):
         else:
             self.to_act = self.order[self.turn_index]
 
-    def is_terminal(self) -> bool:
-        return self.terminal
-
-    def is_truncated(self) -> bool:
-        return self.truncated
-
-    def returns(self) -> tuple[float, ...]:
-        return self._returns
-
     def scores(self) -> tuple[int, ...]:
         """[decided] Cards each seat has placed correctly (a finisher's hand is empty, but an
         eliminated player's hand went to the box, so hand sizes would not rank players)."""
@@ -475,8 +452,9 @@ class CardlineState(CheckedActions):
         return f"between {names[line[gap - 1]]} and {names[line[gap]]}"
 
     def clone(self) -> CardlineState:
-        """An independent copy, made by hand (search and the mask checks clone a lot): the
-        game and its read-only value tables are shared, everything that changes is copied."""
+        """An independent copy, made by hand (search and the mask checks clone a lot; this is
+        a third faster than the shared ``clone_state``): the game and its read-only value
+        tables are shared, everything that changes is copied."""
         twin = copy.copy(self)
         twin.hands = [hand[:] for hand in self.hands]
         twin.line = self.line[:]
@@ -492,7 +470,7 @@ class CardlineState(CheckedActions):
         twin.last_right = self.last_right[:]
         twin.correct = self.correct[:]
         twin.order = self.order[:]
-        twin.rng = _copy_generator(self.rng)
+        twin.rng = copy_generator(self.rng)
         return twin
 
     def __deepcopy__(self, memo: dict[int, Any]) -> CardlineState:

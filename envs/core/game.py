@@ -5,16 +5,21 @@ creates ``GameState`` objects. States are mutable and advanced in place; ``clone
 independent copy for search or tests. Rules modules import numpy and the standard library only,
 never PettingZoo or gymnasium.
 
-Legality is checked once (the Pgx idea): ``CheckedActions.apply_action`` validates the type,
-the range and the legal mask, then calls the game's unchecked ``apply_legal_action``. The env
-adapter checks the mask itself and calls ``apply_legal_action`` directly, so nothing is checked
-twice on the hot path, and a bad direct call to the rules raises the same
-``IllegalActionError`` as a bad call through the env.
+Legality is checked in one function, ``legal_index`` (the Pgx idea: its base ``step`` checks
+``legal_action_mask[action]`` for every game): the type, the range and the legal mask, with one
+error message. ``CheckedActions.apply_action``, ``GameAECEnv.step`` and ``GameWrapper.step`` all
+call it and then the game's unchecked ``apply_legal_action``, so nothing is checked twice on the
+hot path, and a bad direct call to the rules raises the same ``IllegalActionError`` as a bad
+call through the env.
+
+``RulesState`` is the base of every game's state: the protocol getters that do not depend on
+the game, the checked ``apply_action`` and ``clone()`` (``clone_state``) written once.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol, TypeVar
+from collections.abc import Collection
+from typing import Any, ClassVar, Protocol, TypeVar
 
 import numpy as np
 
@@ -114,17 +119,88 @@ class CheckedActions:
         """Play ``action`` for the current player; ``IllegalActionError`` (naming the action
         and the legal ones) if it is malformed or not legal now. Nothing changes then."""
         state: Any = self
-        seat = state.current_player()
-        if seat == NO_PLAYER:
+        if state.current_player() == NO_PLAYER:
             raise IllegalActionError(f"the game is over; no action is legal (got {action!r})")
-        mask = state.legal_action_mask()
-        if type(action) is int and 0 <= action < len(mask) and mask[action]:
-            state.apply_legal_action(action)
-            return
-        index = coerce_action(action, len(mask), state.agent_names[seat])
-        if not mask[index]:
-            raise IllegalActionError(illegal_action_message(state, index, mask))
-        state.apply_legal_action(index)
+        state.apply_legal_action(legal_index(state, action, state.legal_action_mask()))
+
+
+class RulesState(CheckedActions):
+    """Base of the four games' states: what every ``GameState`` answers the same way.
+
+    A subclass sets ``game`` (whose ``agent_names`` names the seats), ``terminal``,
+    ``truncated`` and ``_returns`` (or overrides the getter reading them), and implements the
+    game-specific rest of the protocol. ``clone()`` copies arrays, lists (one level of nested
+    lists) and random generators and shares everything else (``game`` and immutable values);
+    ``shared_on_clone`` names further attributes that are read-only in play.
+    """
+
+    terminal: bool
+    truncated: bool
+    _returns: tuple[float, ...]
+    shared_on_clone: ClassVar[frozenset[str]] = frozenset()
+
+    @property
+    def agent_names(self) -> tuple[str, ...]:
+        return self.game.agent_names  # type: ignore[attr-defined]
+
+    def legal_actions(self) -> list[int]:
+        """The legal actions of the current player, ascending (OpenSpiel's name)."""
+        mask: np.ndarray = self.legal_action_mask()  # type: ignore[attr-defined]
+        return np.flatnonzero(mask).tolist()
+
+    def is_terminal(self) -> bool:
+        return self.terminal
+
+    def is_truncated(self) -> bool:
+        return self.truncated
+
+    def returns(self) -> tuple[float, ...]:
+        return self._returns
+
+    def clone(self: StateT) -> StateT:
+        """Independent copy, random generator included; the immutable game is shared."""
+        return clone_state(self, type(self).shared_on_clone)  # type: ignore[attr-defined]
+
+
+def copy_generator(rng: np.random.Generator) -> np.random.Generator:
+    """An independent generator in the same state: both then draw the same numbers (setting
+    the state of a fresh bit generator is faster than copying or deep-copying one)."""
+    bit_generator = type(rng.bit_generator)(0)
+    bit_generator.state = rng.bit_generator.state
+    return np.random.Generator(bit_generator)
+
+
+def clone_state(state: StateT, shared: Collection[str] = ()) -> StateT:
+    """A copy of ``state`` that shares nothing mutable with it, much faster than
+    ``deepcopy``: arrays and lists (with their nested lists) are copied, generators are
+    forked, and the rest (the game, ints, tuples, the attributes in ``shared``) is shared."""
+    twin = object.__new__(type(state))
+    attributes = twin.__dict__
+    for name, value in state.__dict__.items():
+        if name in shared:
+            pass
+        elif isinstance(value, np.ndarray):
+            value = value.copy()
+        elif isinstance(value, list):
+            value = [v[:] if isinstance(v, list) else v for v in value]
+        elif isinstance(value, np.random.Generator):
+            value = copy_generator(value)
+        attributes[name] = value
+    return twin
+
+
+def legal_index(state: Any, action: Any, mask: np.ndarray) -> int:
+    """``action`` as an index, if it is an integer in range that ``mask`` (the current
+    player's legal mask) allows; else ``IllegalActionError`` naming it (and the legal ones).
+
+    The one legality check: the rules, the raw env and the wrapper all call it.
+    """
+    if type(action) is int and 0 <= action < len(mask) and mask[action]:
+        return action
+    index = coerce_action(action, len(mask), state.agent_names[state.current_player()])
+    if not mask[index]:
+        raise IllegalActionError(illegal_action_message(state, index, mask))
+    return index
 
 
 def illegal_action_message(state: Any, action: int, mask: np.ndarray) -> str:

@@ -15,7 +15,9 @@ layer keeps their behaviour:
   and every agent's info says ``outcome="illegal_action"`` and names the ``offender``.
   PettingZoo's per-move warning is printed unless ``warn_on_illegal`` is False.
 
-The action is checked once, against the rules' legal mask, and then played unchecked.
+The action is checked once, by ``legal_index`` (the check the rules and the raw env use),
+and then played unchecked. The wrapper drives the raw env through its public hooks only
+(``dead_step``, ``legal_mask``, ``apply_legal``, ``end_by_illegal_action``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 from .actions import coerce_action
 from .aec import GameAECEnv, ObsDict
 from .errors import IllegalActionError
+from .game import legal_index
 
 ILLEGAL_ACTION_REWARD = -1.0
 
@@ -69,25 +72,22 @@ class GameWrapper(OrderEnforcingWrapper[str, ObsDict, int]):
         if not raw.agents:
             EnvLogger.warn_step_after_terminated_truncated()
             return
-        agent = raw.agent_selection
-        if raw.terminations[agent] or raw.truncations[agent]:
-            if action is not None:
-                raise IllegalActionError(
-                    f"the game is over for {agent}: the only valid action is None, got {action!r}"
-                )
-            raw._was_dead_step(None)
+        if raw.dead_step(action):
             return
+        agent = raw.agent_selection
         if action is None:
             raise IllegalActionError(
                 f"{agent} is to act: action None is only for agents whose game is over"
             )
-        index = coerce_action(action, raw.num_actions, agent)
-        if raw._legal_mask()[index]:
-            raw._apply(index)
+        index = coerce_action(action, raw.num_actions, agent)  # malformed: raise, as raw does
+        try:
+            index = legal_index(raw.game_state, index, raw.legal_mask())
+        except IllegalActionError:
+            if self.warn_on_illegal:
+                EnvLogger.warn_on_illegal_move()
+            raw.end_by_illegal_action(agent, index, self.illegal_reward)
             return
-        if self.warn_on_illegal:
-            EnvLogger.warn_on_illegal_move()
-        raw._end_by_illegal_action(agent, index, self.illegal_reward)
+        raw.apply_legal(index)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """The raw env's ``last()`` (no attribute hops through the wrapper)."""

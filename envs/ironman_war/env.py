@@ -39,7 +39,10 @@ render_mode=None)`
   variant drops special cards from it.
 - `victory_cards`: length of the victory track (>= 2); pawns start on card 1.
 - `max_rounds`: cap; after that many rounds without a winner the game is truncated (C-5).
-- `render_mode`: `None`, `"ansi"` or `"human"`.
+- `render_mode`: `None` (`render()` warns and returns None), `"ansi"` (`render()` returns the
+  text) or `"human"` (prints it after `reset()` and after every move, and on `render()`).
+- `normalize_observation`: False (raw counts) or True (the observation Box is `[0, 1]` float32,
+  scaled by `ObservationScaler`, for clients that do not scale; `state()` stays raw).
 
 `reset(seed=None, options=None)`: `options={"decks": {"iron_man": [...], "war_machine": [...]},
 "hands": {"iron_man": [...], "war_machine": [...]}}` (card kind names, top first; either key
@@ -68,8 +71,8 @@ Index ranges and bounds for the default config (55-card decks):
 | 88-135 | flipped | 2x3x8 | 0..1 | per seat and battle: one-hot kind flipped at battle start |
 | 136-183 | previous_flipped | 2x3x8 | 0..1 | per seat and battle: one-hot kind flipped last round |
 | 184-199 | last_reveal | 2x8 | 0..1 | per seat: one-hot kind of the last cards revealed together |
-| 200-208 | battle_results | 3x3 | 0..1 | per battle: one-hot won by you, won by opponent, draw |
-| 209-217 | previous_results | 3x3 | 0..1 | last round, per battle: won by you, by opponent, draw |
+| 200-208 | battle_results | 3x3 | 0..1 | per battle, one-hot: won by you, won by opponent, draw |
+| 209-217 | previous_results | 3x3 | 0..1 | as battle_results, for the last round |
 | 218-223 | face_down | 2x3 | 0..1 | per seat, per battle: a committed card still lies face down |
 | 224-225 | has_pending | 2 | 0..1 | per seat: has picked in the current simultaneous play |
 | 226-227 | battle_totals | 2 | 0..660 | per seat: total in the current battle (IM-5) |
@@ -123,7 +126,7 @@ Index ranges for the default config:
 | 80-95 | pending | 2x8 | 0..1 | per seat: one-hot face-down pick of the current simultaneous play |
 | 96-111 | battle_cards | 2x8 | 0..55 | per seat: cards in the current battle, count per kind |
 | 112-127 | table | 2x8 | 0..55 | per seat: cards kept on the table from battles won |
-| 128-143 | discards | 2x8 | 0..55 | per seat: discard pile, count per kind |
+| 128-143 | discards | 2x8 | 0..55 | per seat: discard pile (face up), count per kind |
 | 144-191 | flipped | 2x3x8 | 0..1 | per seat and battle: one-hot kind flipped at battle start |
 | 192-239 | previous_flipped | 2x3x8 | 0..1 | per seat and battle: one-hot kind flipped last round |
 | 240-255 | last_reveal | 2x8 | 0..1 | per seat: one-hot kind of the last cards revealed together |
@@ -155,53 +158,90 @@ the offender (0 for the other); `raw_env` raises `IllegalActionError`.
 
 ## Infos
 
-Empty during the game. At the end of a game every agent's info holds `outcome`
-(`"terminated"`, `"truncated"`, or `"illegal_action"` together with `offender`, the agent that
-sent it), `scores` (agent -> Victory Card its pawn stands on), `winners` (the agents with a
-positive reward: the one whose pawn reached the last Victory Card, or nobody) and `steps`
-(actions played).
+Every agent's info holds the same six keys from `reset()` to the end, each with one type and
+shape, so replay buffers that stack infos (Tianshou's `Batch`) accept every step: `outcome`
+(str: `""` during the game, then `"terminated"`, `"truncated"` or `"illegal_action"`), `scores`
+(agent -> float, the Victory Card its pawn stands on; 0.0 until the end), `winners` (int8
+array, one entry per seat in `possible_agents` order: 1 for the seat whose pawn reached the
+last Victory Card, if any, all 0 until the end), `steps` (int, actions played; 0 until the
+end), `offender` (the agent whose illegal action ended the game, else `""`) and
+`illegal_action` (that action, else -1).
 
 ## Decided rules (RULES.md [decided] and gaps)
 
-- Deck: 55 cards as above (from Clash of the Lightsabers); both decks identical.
-- IM-1: pawns start on Victory Card 1 (4 steps win with 5 cards). Beginner: no special cards.
-- IM-2: no hand limit; deck and discard both empty: drawing stops.
-- IM-3: fewer than 3 cards: commit what you have to the earliest battles.
-- IM-8: FINAL ATTACK is worth 6, no other effect; ENERGY SHIELD as in the rulebook example.
-- IM-9: after two specials cancel the battle continues with a simultaneous play (IM-7).
+First those RULES.md marks [decided]:
+
+- Deck (RULES.md "Deck"): 55 cards per player, 10 x attack_1, 10 x attack_2, 10 x attack_3,
+  3 x attack_4, 2 x attack_5, 8 x upgrade, 8 x energy_shield, 4 x final_attack (from Clash of
+  the Lightsabers); both decks identical.
+- IM-1: the pawn starts on Victory Card 1, so with 5 Victory Cards 4 steps win. Beginner
+  variant: no special cards; specials in `deck` are dropped, in reset options they raise.
+- IM-2: no hand limit; when deck and discard pile are both empty, drawing stops.
+- IM-3: a player with fewer than 3 cards commits what they have to the earliest battles; a
+  battle with no committed card starts with none.
+- IM-8: FINAL ATTACK is worth 6 and has no other effect; the first UPGRADE doubles its owner's
+  total, cards played after it included (later ones add 0); ENERGY SHIELD works as in the
+  rulebook's example (its owner picks an opposing card in this battle, which is discarded).
+- IM-9: after two special cards cancel, the battle continues with a simultaneous play (IM-7).
 - IM-11: "majority (or at least 2)" read strictly: 1 win + 2 draws moves nobody.
 - IM-13: beginner battles are decided by the two flipped cards alone.
-- D-1 (IM-2): the discard pile is shuffled into a new deck as soon as the last card is drawn
-  (if it holds cards); a draw that finds the deck empty reshuffles first.
-- D-2 (options): with `hands`, nobody draws in round 1; from round 2 everyone draws 7.
-- D-3 (IM-3, C-2): committing is three decisions per player (battles 1, 2, 3), iron_man's
-  three first; a player with an empty hand is not asked.
-- D-4 (IM-3/4): all three battles are fought even with no committed card on a side (total 0,
-  0 cards); two empty sides are a standoff.
-- D-5 (IM-4/8): a special card flipped against no card takes effect and, as a card, leads
-  0 (1 card) to 0 (0 cards).
-- D-6 (IM-8/9): in a simultaneous reveal both cards enter the battle; two specials cancel
-  (so a shield revealed with an UPGRADE or a shield does nothing); otherwise a revealed
-  ENERGY SHIELD resolves first (it may hit the card revealed with it), then the standing.
-- D-7 (IM-8): a shield may hit any opposing card, special cards included; the doubling holds
-  while at least one UPGRADE of that player remains; the shield itself stays and counts.
-- D-8 (IM-7/8): a shield against an empty opposing side does nothing and asks nothing.
-- D-9 (IM-7): the players of a simultaneous play are fixed when it starts (all with cards).
-- D-10 (IM-9): specials cancelling in a standoff play leave the standoff; another play follows.
-- D-11 (IM-10): a battle's winner keeps its cards on the table until round end; the loser's,
-  shielded and cancelled cards go to their owner's discard pile at once. Discard piles are
-  face up (observed); deck order is secret from everyone.
-- D-12 (IM-11/12): pawns move only at round end, so all three battles are always fought; a
-  pawn stops on the last Victory Card.
-- D-13 (IM-12, C-5): the cap is checked at round end.
-- D-14 (IM-13): beginner rounds resolve in the step of the last commit; the outcome is
-  observed through `previous_results` / `previous_flipped`.
-- D-15 (config): `deck` must hold at least one card; `victory_cards` >= 2, `max_rounds` >= 1.
-- D-16 (options): each player must own at least one card; `hands` without `decks` may not
-  hold more of a kind than the configured deck.
-- D-17 (options, C-6): fixed hands and decks may hold any valid cards, but no more cards in
-  all than the configured deck, since that sizes the observation bounds; configure a larger
-  `deck` to play bigger fixed decks.
+
+Further decisions taken where RULES.md is silent (code comments cite them by number):
+
+- D-1 (IM-2, C-8) When a player draws the last card of their deck, a non-empty discard pile is
+  shuffled into a new deck at once. A draw that finds the deck empty (it ran out while the
+  discard pile was empty, and cards were discarded since) shuffles the discard pile first.
+  Random draws happen in this order: iron_man's deck shuffle, war_machine's, then every
+  reshuffle as it occurs (iron_man draws before war_machine at round start).
+- D-2 (IM-2, options) With the `hands` reset option, round 1's hands are exactly those cards:
+  nobody draws in round 1. From round 2 on everyone draws 7 as usual.
+- D-3 (IM-3, C-2) Committing is three decisions per player (battle 1, 2, 3), each asked even
+  when only one kind is legal. A player stops being asked once their hand is empty; a player
+  with no cards at all is not asked. iron_man commits first; war_machine's observation must
+  not use `committed[0]` (private), only `face_down` (public: which battles hold a card).
+- D-4 (IM-3, IM-4) All three battles are always fought, even if a side has no committed card:
+  an empty side has total 0 and 0 cards. Two empty sides are a standoff (IM-7).
+- D-5 (IM-4, IM-8) A special card flipped against no card takes effect like any other
+  (UPGRADE doubles a total of 0, ENERGY SHIELD finds no target: no effect, no step,
+  FINAL ATTACK is 6). It counts as a card, so its owner leads 0 (1 card) to 0 (0 cards).
+- D-6 (IM-8, IM-9) Order inside a simultaneous reveal (battle start or IM-7 play): both cards
+  enter the battle; if both are special they cancel (so SHIELD + UPGRADE and SHIELD + SHIELD
+  cancel, nobody shoots); otherwise a revealed ENERGY SHIELD resolves first (its owner may hit
+  any opposing card in this battle, including the card revealed with it, even if that card just
+  took the lead), and only then is the standing (IM-5) evaluated and the next actor chosen.
+  UPGRADE and FINAL ATTACK are passive and need no timing.
+- D-7 (IM-8) A shield may hit any opposing card in the battle, special cards included. The
+  doubling holds while at least one UPGRADE of that player is in the battle, so hitting the
+  only UPGRADE removes it. The shield itself stays in the battle and counts as a card.
+  The target is named by kind (cards of one kind are interchangeable).
+- D-8 (IM-7, IM-8) A shield played (face up or in a standoff) when the opponent has no card in
+  the battle has no effect and asks nothing; as a card it still gives its owner the lead.
+- D-9 (IM-7) The players of a simultaneous play are fixed when it starts: everyone with a card
+  in hand. If only one plays, nothing can cancel (IM-9 needs two revealed special cards).
+- D-10 (IM-9) Two special cards revealed in a standoff play cancel the same way; the standoff
+  stands and another simultaneous play follows.
+- D-11 (IM-10) A battle's winner keeps their cards on the table (public `table`) until round
+  end; the loser's cards, cards hit by a shield and cancelled cards go to their owner's discard
+  pile at once. Discard piles are face up (public); deck order is secret from everyone.
+- D-12 (IM-11, IM-12) Pawns only move at round end, so the game can only end at round end and
+  all three battles of a round are always fought. A pawn never goes past the last Victory Card
+  (`pawns` is clamped to `victory_cards`).
+- D-13 (IM-12, C-5) The cap is checked at round end: if round `max_rounds` ends without a
+  winner the game is truncated.
+- D-14 (IM-13, IM-10) Beginner: the whole round resolves in the step of the last commit. In
+  each battle the loser's card (both cards on a draw) is discarded and the winner's stays on the
+  table until round end (as IM-10), which is that same step, so afterwards every card is in a
+  discard pile; the round's outcome is observed through `previous_results` and
+  `previous_flipped`.
+- D-15 (config) `deck` is the complete composition: kinds not named count 0. It must hold at
+  least one card (after dropping specials in the beginner variant). `victory_cards` >= 2,
+  `max_rounds` >= 1.
+- D-16 (options) Each player must own at least one card (hand plus deck), so every round from
+  round 2 on asks someone something (round 1 asks nothing only if `hands` gives both players
+  an empty hand). `hands` without `decks` may not hold more of a kind than `deck` has.
+- D-17 (options, C-6) Fixed hands and decks may hold any valid cards, but no more cards in all
+  than the configured deck: the observation bounds (and so a trained network's input scaling)
+  are fixed when the env is created. Configure a larger `deck` to play bigger fixed decks.
 - Rendering shows the public table plus the hand of the player to act (a human's seat).
 
 ## Limits
@@ -264,108 +304,22 @@ def _result_table(columns: dict[int, int]) -> dict[tuple[int, ...], np.ndarray]:
     }
 
 
-#: For each observer: results as won by you, won by the opponent, draw.
-_OBSERVED_RESULTS = tuple(_result_table({seat: 0, 1 - seat: 1, DRAW: 2}) for seat in range(2))
-#: For the state: results as won by iron_man, won by war_machine, draw.
-_ABSOLUTE_RESULTS = _result_table({0: 0, 1: 1, DRAW: 2})
+#: For each observer: results as won by you, won by the opponent, draw. Observer 0's table is
+#: also the state's (won by iron_man, by war_machine, draw).
+_RESULTS = tuple(_result_table({seat: 0, 1 - seat: 1, DRAW: 2}) for seat in range(2))
 #: Row order of per-seat tables for each observer: itself, then the opponent.
 _ROWS = (slice(None), slice(None, None, -1))
 
 
-def observation_layout(game: IronManWarGame) -> ObservationLayout:
-    """The observation pieces of ``game``; the docstring table above is generated from this.
-
-    Per-seat pieces (first dimension 2) hold the observer's row first, then the opponent's.
-    """
+def viewer_pieces(game: IronManWarGame, omniscient: bool) -> list[Piece]:
+    """Every piece one viewer gets, in vector order: a seat (``omniscient=False``: its own
+    row first, its own hidden cards only) or the state (both seats in absolute order, iron_man
+    first, every hidden card). One list, so the two views cannot drift apart."""
     cards = game.deck_size
     kinds, battles = NUM_KINDS, NUM_BATTLES
-    return ObservationLayout(
-        [
-            Piece("hand", kinds, cards, "your hand: count of each kind (kind order above)"),
-            Piece("own_deck", kinds, cards, "your deck: count of each kind (order unknown)"),
-            Piece(
-                "battle_cards",
-                (SEATS, kinds),
-                cards,
-                "per seat: cards in the current battle, count per kind",
-            ),
-            Piece(
-                "table", (SEATS, kinds), cards, "per seat: cards kept on the table from battles won"
-            ),
-            Piece(
-                "discards",
-                (SEATS, kinds),
-                cards,
-                "per seat: discard pile (face up), count per kind",
-            ),
-            Piece(
-                "own_committed",
-                (battles, kinds),
-                1,
-                "your card committed to battle 1, 2, 3: one-hot kind each",
-            ),
-            Piece(
-                "flipped",
-                (SEATS, battles, kinds),
-                1,
-                "per seat and battle: one-hot kind flipped at battle start",
-            ),
-            Piece(
-                "previous_flipped",
-                (SEATS, battles, kinds),
-                1,
-                "per seat and battle: one-hot kind flipped last round",
-            ),
-            Piece(
-                "last_reveal",
-                (SEATS, kinds),
-                1,
-                "per seat: one-hot kind of the last cards revealed together",
-            ),
-            Piece(
-                "battle_results",
-                (battles, 3),
-                1,
-                "per battle: one-hot won by you, won by opponent, draw",
-            ),
-            Piece(
-                "previous_results",
-                (battles, 3),
-                1,
-                "last round, per battle: won by you, by opponent, draw",
-            ),
-            Piece(
-                "face_down",
-                (SEATS, battles),
-                1,
-                "per seat, per battle: a committed card still lies face down",
-            ),
-            Piece("has_pending", SEATS, 1, "per seat: has picked in the current simultaneous play"),
-            Piece(
-                "battle_totals", SEATS, 12 * cards, "per seat: total in the current battle (IM-5)"
-            ),
-            Piece("battle_card_counts", SEATS, cards, "per seat: cards in the current battle"),
-            Piece("battles_won", SEATS, battles, "per seat: battles won this round"),
-            Piece("hand_sizes", SEATS, cards, "per seat: cards in hand"),
-            Piece("deck_sizes", SEATS, cards, "per seat: cards in deck"),
-            Piece("discard_sizes", SEATS, cards, "per seat: cards in discard pile"),
-            Piece("pawns", SEATS, game.victory_cards, "per seat: Victory Card the pawn stands on"),
-            Piece("round", 1, game.max_rounds, "current round (1-based)"),
-            Piece("own_pending", kinds, 1, "your face-down pick in the current simultaneous play"),
-            Piece("battle", battles, 1, "one-hot: battle 1, 2, 3 being fought (or committed for)"),
-            Piece("decision", len(ASKED), 1, "one-hot: " + ", ".join(ASKED)),
-            Piece("commit_slot", battles, 1, "one-hot: the battle the current commit is for"),
-        ]
-    )
-
-
-def state_layout(game: IronManWarGame) -> ObservationLayout:
-    """The full-information state (``env.state()``): both seats in absolute order, iron_man's
-    row first, with every hidden card."""
-    cards = game.deck_size
-    kinds, battles = NUM_KINDS, NUM_BATTLES
-    return ObservationLayout(
-        [
+    won_by = "iron_man won, war_machine won" if omniscient else "won by you, won by opponent"
+    if omniscient:
+        hidden = [
             Piece("hands", (SEATS, kinds), cards, "per seat: hand, count of each kind"),
             Piece(
                 "decks", (SEATS, kinds), cards, "per seat: deck, count of each kind (not the order)"
@@ -382,69 +336,92 @@ def state_layout(game: IronManWarGame) -> ObservationLayout:
                 1,
                 "per seat: one-hot face-down pick of the current simultaneous play",
             ),
-            Piece(
-                "battle_cards",
-                (SEATS, kinds),
-                cards,
-                "per seat: cards in the current battle, count per kind",
-            ),
-            Piece(
-                "table", (SEATS, kinds), cards, "per seat: cards kept on the table from battles won"
-            ),
-            Piece("discards", (SEATS, kinds), cards, "per seat: discard pile, count per kind"),
-            Piece(
-                "flipped",
-                (SEATS, battles, kinds),
-                1,
-                "per seat and battle: one-hot kind flipped at battle start",
-            ),
-            Piece(
-                "previous_flipped",
-                (SEATS, battles, kinds),
-                1,
-                "per seat and battle: one-hot kind flipped last round",
-            ),
-            Piece(
-                "last_reveal",
-                (SEATS, kinds),
-                1,
-                "per seat: one-hot kind of the last cards revealed together",
-            ),
-            Piece(
-                "battle_results",
-                (battles, 3),
-                1,
-                "per battle, one-hot: iron_man won, war_machine won, draw",
-            ),
-            Piece(
-                "previous_results",
-                (battles, 3),
-                1,
-                "as battle_results, for the last round",
-            ),
-            Piece(
-                "face_down",
-                (SEATS, battles),
-                1,
-                "per seat, per battle: a committed card still lies face down",
-            ),
-            Piece("has_pending", SEATS, 1, "per seat: has picked in the current simultaneous play"),
-            Piece(
-                "battle_totals", SEATS, 12 * cards, "per seat: total in the current battle (IM-5)"
-            ),
-            Piece("battle_card_counts", SEATS, cards, "per seat: cards in the current battle"),
-            Piece("battles_won", SEATS, battles, "per seat: battles won this round"),
-            Piece("hand_sizes", SEATS, cards, "per seat: cards in hand"),
-            Piece("deck_sizes", SEATS, cards, "per seat: cards in deck"),
-            Piece("discard_sizes", SEATS, cards, "per seat: cards in discard pile"),
-            Piece("pawns", SEATS, game.victory_cards, "per seat: Victory Card the pawn stands on"),
-            Piece("round", 1, game.max_rounds, "current round (1-based)"),
-            Piece("battle", battles, 1, "one-hot: battle 1, 2, 3 being fought (or committed for)"),
-            Piece("decision", len(ASKED), 1, "one-hot: " + ", ".join(ASKED)),
-            Piece("commit_slot", battles, 1, "one-hot: the battle the current commit is for"),
-            Piece("to_act", SEATS, 1, "one-hot: the seat to act (all zeros once the game is over)"),
         ]
-    )
+    else:
+        hidden = [
+            Piece("hand", kinds, cards, "your hand: count of each kind (kind order above)"),
+            Piece("own_deck", kinds, cards, "your deck: count of each kind (order unknown)"),
+        ]
+    own_committed = [
+        Piece(
+            "own_committed",
+            (battles, kinds),
+            1,
+            "your card committed to battle 1, 2, 3: one-hot kind each",
+        )
+    ]
+    own_pending = [
+        Piece("own_pending", kinds, 1, "your face-down pick in the current simultaneous play")
+    ]
+    to_act = [
+        Piece("to_act", SEATS, 1, "one-hot: the seat to act (all zeros once the game is over)")
+    ]
+    return [
+        *hidden,
+        Piece(
+            "battle_cards",
+            (SEATS, kinds),
+            cards,
+            "per seat: cards in the current battle, count per kind",
+        ),
+        Piece("table", (SEATS, kinds), cards, "per seat: cards kept on the table from battles won"),
+        Piece(
+            "discards", (SEATS, kinds), cards, "per seat: discard pile (face up), count per kind"
+        ),
+        *([] if omniscient else own_committed),
+        Piece(
+            "flipped",
+            (SEATS, battles, kinds),
+            1,
+            "per seat and battle: one-hot kind flipped at battle start",
+        ),
+        Piece(
+            "previous_flipped",
+            (SEATS, battles, kinds),
+            1,
+            "per seat and battle: one-hot kind flipped last round",
+        ),
+        Piece(
+            "last_reveal",
+            (SEATS, kinds),
+            1,
+            "per seat: one-hot kind of the last cards revealed together",
+        ),
+        Piece("battle_results", (battles, 3), 1, f"per battle, one-hot: {won_by}, draw"),
+        Piece("previous_results", (battles, 3), 1, "as battle_results, for the last round"),
+        Piece(
+            "face_down",
+            (SEATS, battles),
+            1,
+            "per seat, per battle: a committed card still lies face down",
+        ),
+        Piece("has_pending", SEATS, 1, "per seat: has picked in the current simultaneous play"),
+        Piece("battle_totals", SEATS, 12 * cards, "per seat: total in the current battle (IM-5)"),
+        Piece("battle_card_counts", SEATS, cards, "per seat: cards in the current battle"),
+        Piece("battles_won", SEATS, battles, "per seat: battles won this round"),
+        Piece("hand_sizes", SEATS, cards, "per seat: cards in hand"),
+        Piece("deck_sizes", SEATS, cards, "per seat: cards in deck"),
+        Piece("discard_sizes", SEATS, cards, "per seat: cards in discard pile"),
+        Piece("pawns", SEATS, game.victory_cards, "per seat: Victory Card the pawn stands on"),
+        Piece("round", 1, game.max_rounds, "current round (1-based)"),
+        *([] if omniscient else own_pending),
+        Piece("battle", battles, 1, "one-hot: battle 1, 2, 3 being fought (or committed for)"),
+        Piece("decision", len(ASKED), 1, "one-hot: " + ", ".join(ASKED)),
+        Piece("commit_slot", battles, 1, "one-hot: the battle the current commit is for"),
+        *(to_act if omniscient else []),
+    ]
+
+
+def observation_layout(game: IronManWarGame) -> ObservationLayout:
+    """A seat's observation (the docstring table above is generated from it): per-seat pieces
+    (first dimension 2) hold the observer's row first, then the opponent's."""
+    return ObservationLayout(viewer_pieces(game, omniscient=False))
+
+
+def state_layout(game: IronManWarGame) -> ObservationLayout:
+    """The full-information state (``env.state()``): both seats in absolute order, iron_man's
+    row first, with every hidden card."""
+    return ObservationLayout(viewer_pieces(game, omniscient=True))
 
 
 def _one_hot_kinds(view: np.ndarray, kinds: list[int]) -> None:
@@ -452,6 +429,50 @@ def _one_hot_kinds(view: np.ndarray, kinds: list[int]) -> None:
     for row, kind in enumerate(kinds):
         if kind != NO_CARD:
             view[row, kind] = 1.0
+
+
+def _encode_table(state: IronManWarState, first: int, views: dict[str, np.ndarray]) -> None:
+    """The pieces every viewer shares, seat ``first``'s row first: the observer's, or 0 for
+    the state (absolute order, whose results columns are then iron_man, war_machine)."""
+    other = 1 - first
+    rows = _ROWS[first]
+    views["battle_cards"][:] = state.battle_cards[rows]
+    views["table"][:] = state.table[rows]
+    views["discards"][:] = state.discards[rows]
+    flipped = state.flipped.tolist()
+    view = views["flipped"]
+    _one_hot_kinds(view[0], flipped[first])
+    _one_hot_kinds(view[1], flipped[other])
+    flipped = state.previous_flipped.tolist()
+    view = views["previous_flipped"]
+    _one_hot_kinds(view[0], flipped[first])
+    _one_hot_kinds(view[1], flipped[other])
+    last = state.last_reveal
+    _one_hot_kinds(views["last_reveal"], [last[first], last[other]])
+    results = _RESULTS[first]
+    views["battle_results"][:] = results[tuple(state.battle_results)]
+    views["previous_results"][:] = results[tuple(state.previous_results)]
+    views["face_down"][:] = state.face_down[rows]
+    discards = state.discards.tolist()
+    for name, values in (
+        ("has_pending", state.has_pending),
+        ("battle_totals", state.battle_totals),
+        ("battle_card_counts", state.battle_card_counts),
+        ("battles_won", state.battles_won),
+        ("hand_sizes", state.hand_sizes),
+        ("deck_sizes", state.deck_sizes),
+        ("discard_sizes", (sum(discards[0]), sum(discards[1]))),
+        ("pawns", state.pawns),
+    ):
+        view = views[name]
+        view[0] = values[first]
+        view[1] = values[other]
+    views["round"][0] = state.round
+    views["battle"][state.battle] = 1.0
+    if state.decision != GAME_OVER:
+        views["decision"][state.decision] = 1.0
+        if state.decision == COMMIT:
+            views["commit_slot"][state.commit_slot] = 1.0
 
 
 #: Config limits (see "Limits" above).
@@ -486,50 +507,12 @@ class raw_env(GameAECEnv):
     def encode(  # type: ignore[override]
         self, state: IronManWarState, seat: int, views: dict[str, np.ndarray]
     ) -> None:
-        other = 1 - seat
-        rows = _ROWS[seat]
         views["hand"][:] = state.hands[seat]
         views["own_deck"][:] = state.deck_counts[seat]
-        views["battle_cards"][:] = state.battle_cards[rows]
-        views["table"][:] = state.table[rows]
-        views["discards"][:] = state.discards[rows]
         _one_hot_kinds(views["own_committed"], state.committed[seat].tolist())
-        flipped = state.flipped.tolist()
-        view = views["flipped"]
-        _one_hot_kinds(view[0], flipped[seat])
-        _one_hot_kinds(view[1], flipped[other])
-        flipped = state.previous_flipped.tolist()
-        view = views["previous_flipped"]
-        _one_hot_kinds(view[0], flipped[seat])
-        _one_hot_kinds(view[1], flipped[other])
-        last = state.last_reveal
-        _one_hot_kinds(views["last_reveal"], [last[seat], last[other]])
-        results = _OBSERVED_RESULTS[seat]
-        views["battle_results"][:] = results[tuple(state.battle_results)]
-        views["previous_results"][:] = results[tuple(state.previous_results)]
-        views["face_down"][:] = state.face_down[rows]
-        discards = state.discards.tolist()
-        for name, values in (
-            ("has_pending", state.has_pending),
-            ("battle_totals", state.battle_totals),
-            ("battle_card_counts", state.battle_card_counts),
-            ("battles_won", state.battles_won),
-            ("hand_sizes", state.hand_sizes),
-            ("deck_sizes", state.deck_sizes),
-            ("discard_sizes", (sum(discards[0]), sum(discards[1]))),
-            ("pawns", state.pawns),
-        ):
-            view = views[name]
-            view[0] = values[seat]
-            view[1] = values[other]
-        views["round"][0] = state.round
         if state.has_pending[seat]:
             views["own_pending"][state.pending_play[seat]] = 1.0
-        views["battle"][state.battle] = 1.0
-        if state.decision != GAME_OVER:
-            views["decision"][state.decision] = 1.0
-            if state.decision == COMMIT:
-                views["commit_slot"][state.commit_slot] = 1.0
+        _encode_table(state, seat, views)
 
     def encode_state(  # type: ignore[override]
         self, state: IronManWarState, views: dict[str, np.ndarray]
@@ -537,36 +520,13 @@ class raw_env(GameAECEnv):
         views["hands"][:] = state.hands
         views["decks"][:] = state.deck_counts
         committed = views["committed"]
-        flipped = views["flipped"]
-        previous = views["previous_flipped"]
         for seat in range(SEATS):
             _one_hot_kinds(committed[seat], state.committed[seat].tolist())
-            _one_hot_kinds(flipped[seat], state.flipped[seat].tolist())
-            _one_hot_kinds(previous[seat], state.previous_flipped[seat].tolist())
         picks = zip(state.pending_play, state.has_pending, strict=True)
         _one_hot_kinds(views["pending"], [kind if picked else NO_CARD for kind, picked in picks])
-        views["battle_cards"][:] = state.battle_cards
-        views["table"][:] = state.table
-        views["discards"][:] = state.discards
-        _one_hot_kinds(views["last_reveal"], state.last_reveal)
-        views["battle_results"][:] = _ABSOLUTE_RESULTS[tuple(state.battle_results)]
-        views["previous_results"][:] = _ABSOLUTE_RESULTS[tuple(state.previous_results)]
-        views["face_down"][:] = state.face_down
-        views["has_pending"][:] = state.has_pending
-        views["battle_totals"][:] = state.battle_totals
-        views["battle_card_counts"][:] = state.battle_card_counts
-        views["battles_won"][:] = state.battles_won
-        views["hand_sizes"][:] = state.hand_sizes
-        views["deck_sizes"][:] = state.deck_sizes
-        views["discard_sizes"][:] = state.discard_sizes
-        views["pawns"][:] = state.pawns
-        views["round"][0] = state.round
-        views["battle"][state.battle] = 1.0
+        _encode_table(state, 0, views)
         if state.decision != GAME_OVER:
-            views["decision"][state.decision] = 1.0
             views["to_act"][state.current_player()] = 1.0
-            if state.decision == COMMIT:
-                views["commit_slot"][state.commit_slot] = 1.0
 
     def render_text(self, state: IronManWarState) -> str:  # type: ignore[override]
         return render_table(state)

@@ -2,87 +2,20 @@
 
 numpy and the standard library only. ``make_game`` validates a configuration into an
 ``IronManWarGame``; ``IronManWarState`` is one game, advanced in place by ``apply_action``
-(checked by the shared ``CheckedActions``) or ``apply_legal_action`` (unchecked, for callers that
+(checked by the shared ``legal_index``) or ``apply_legal_action`` (unchecked, for callers that
 checked the mask, like the env).
 Seats: 0 ``iron_man``, 1 ``war_machine``. Card kinds are indexed as in ``KINDS``; actions are
 ``0..7`` commit / play a card of that kind, ``8`` concede, ``9..16`` ENERGY SHIELD target
 (the opponent's card of kind ``a - 9`` in this battle). Decks are Python lists with the top card
 at the *end*, so drawing is ``pop()``.
 
-Decisions (the env docstring copies this list). First those RULES.md marks [decided]:
-
-- Deck (RULES.md "Deck"): 55 cards per player, 10 x attack_1, 10 x attack_2, 10 x attack_3,
-  3 x attack_4, 2 x attack_5, 8 x upgrade, 8 x energy_shield, 4 x final_attack (from Clash of
-  the Lightsabers); both decks identical.
-- IM-1: the pawn starts on Victory Card 1, so with 5 Victory Cards 4 steps win. Beginner
-  variant: no special cards; specials in ``deck`` are dropped, in reset options they raise.
-- IM-2: no hand limit; when deck and discard pile are both empty, drawing stops.
-- IM-3: a player with fewer than 3 cards commits what they have to the earliest battles; a
-  battle with no committed card starts with none.
-- IM-8: FINAL ATTACK is worth 6 and has no other effect; ENERGY SHIELD works as in the
-  rulebook's example (its owner picks an opposing card in this battle, which is discarded).
-- IM-9: after two special cards cancel, the battle continues with a simultaneous play (IM-7).
-- IM-11: "majority (or at least 2)" read strictly: 1 win + 2 draws moves nobody.
-- IM-13: beginner battles are decided by the two flipped cards alone.
-
-Further decisions taken here where RULES.md is silent:
-
-- D-1 (IM-2, C-8) When a player draws the last card of their deck, a non-empty discard pile is
-  shuffled into a new deck at once. A draw that finds the deck empty (it ran out while the
-  discard pile was empty, and cards were discarded since) shuffles the discard pile first.
-  Random draws happen in this order: iron_man's deck shuffle, war_machine's, then every
-  reshuffle as it occurs (iron_man draws before war_machine at round start).
-- D-2 (IM-2, options) With the ``hands`` reset option, round 1's hands are exactly those cards:
-  nobody draws in round 1. From round 2 on everyone draws 7 as usual.
-- D-3 (IM-3, C-2) Committing is three decisions per player (battle 1, 2, 3), each asked even
-  when only one kind is legal. A player stops being asked once their hand is empty; a player
-  with no cards at all is not asked. iron_man commits first; war_machine's observation must
-  not use ``committed[0]`` (private), only ``face_down`` (public: which battles hold a card).
-- D-4 (IM-3, IM-4) All three battles are always fought, even if a side has no committed card:
-  an empty side has total 0 and 0 cards. Two empty sides are a standoff (IM-7).
-- D-5 (IM-4, IM-8) A special card flipped against no card takes effect like any other
-  (UPGRADE doubles a total of 0, ENERGY SHIELD finds no target: no effect, no step,
-  FINAL ATTACK is 6). It counts as a card, so its owner leads 0 (1 card) to 0 (0 cards).
-- D-6 (IM-8, IM-9) Order inside a simultaneous reveal (battle start or IM-7 play): both cards
-  enter the battle; if both are special they cancel (so SHIELD + UPGRADE and SHIELD + SHIELD
-  cancel, nobody shoots); otherwise a revealed ENERGY SHIELD resolves first (its owner may hit
-  any opposing card in this battle, including the card revealed with it, even if that card just
-  took the lead), and only then is the standing (IM-5) evaluated and the next actor chosen.
-  UPGRADE and FINAL ATTACK are passive and need no timing.
-- D-7 (IM-8) A shield may hit any opposing card in the battle, special cards included. The
-  doubling holds while at least one UPGRADE of that player is in the battle, so hitting the
-  only UPGRADE removes it. The shield itself stays in the battle and counts as a card.
-  The target is named by kind (cards of one kind are interchangeable).
-- D-8 (IM-7, IM-8) A shield played (face up or in a standoff) when the opponent has no card in
-  the battle has no effect and asks nothing; as a card it still gives its owner the lead.
-- D-9 (IM-7) The players of a simultaneous play are fixed when it starts: everyone with a card
-  in hand. If only one plays, nothing can cancel (IM-9 needs two revealed special cards).
-- D-10 (IM-9) Two special cards revealed in a standoff play cancel the same way; the standoff
-  stands and another simultaneous play follows.
-- D-11 (IM-10) A battle's winner keeps their cards on the table (public ``table``) until round
-  end; the loser's cards, cards hit by a shield and cancelled cards go to their owner's discard
-  pile at once. Discard piles are face up (public); deck order is secret from everyone.
-- D-12 (IM-11, IM-12) Pawns only move at round end, so the game can only end at round end and
-  all three battles of a round are always fought. A pawn never goes past the last Victory Card
-  (``pawns`` is clamped to ``victory_cards``).
-- D-13 (IM-12, C-5) The cap is checked at round end: if round ``max_rounds`` ends without a
-  winner the game is truncated.
-- D-14 (IM-13) Beginner: the loser's card is discarded and the winner's stays on the table until
-  round end (as IM-10); the whole round resolves in the step of the last commit.
-- D-15 (config) ``deck`` is the complete composition: kinds not named count 0. It must hold at
-  least one card (after dropping specials in the beginner variant). ``victory_cards`` >= 2,
-  ``max_rounds`` >= 1.
-- D-16 (options) Each player must own at least one card (hand plus deck), so every round from
-  round 2 on asks someone something (round 1 asks nothing only if ``hands`` gives both players
-  an empty hand). ``hands`` without ``decks`` may not hold more of a kind than ``deck`` has.
-- D-17 (options, C-6) Fixed hands and decks may hold any valid cards, but no more cards in all
-  than the configured deck: the observation bounds (and so a trained network's input scaling)
-  are fixed when the env is created. Configure a larger ``deck`` to play bigger fixed decks.
+Decisions: the decided rules (RULES.md's [decided] ones, then D-1 .. D-17 where RULES.md is
+silent) are written once, in the env docstring (``envs/ironman_war/env.py``, "Decided rules",
+or ``help(ironman_war_v0)``); the D-n ids in this module refer to that list.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -90,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import InvalidConfigError
-from ..core.game import NO_PLAYER, CheckedActions
+from ..core.game import NO_PLAYER, RulesState
 from ..core.options import check_reset_options, per_player
 from ..core.validation import check_choice, check_int, check_known_keys, check_sequence
 
@@ -309,7 +242,7 @@ def make_game(
     return IronManWarGame(variant, counts, victory_cards, max_rounds)
 
 
-class IronManWarState(CheckedActions):
+class IronManWarState(RulesState):
     """One game in progress. Attributes are public for encoders and tests; treat as read-only.
 
     Seat-indexed (0 iron_man, 1 war_machine). Visibility: **public** = both players may see it;
@@ -319,7 +252,7 @@ class IronManWarState(CheckedActions):
     0 during commit), ``decision`` (COMMIT / PLAY_OR_CONCEDE / STANDOFF_PLAY / SHIELD_TARGET /
     GAME_OVER), ``current_seat`` (``NO_PLAYER`` when over), ``commit_slot`` (battle the current
     COMMIT decision is for), ``pawns`` (Victory Card each pawn stands on, 1..victory_cards),
-    ``winner`` (seat or ``NO_PLAYER``).
+    ``winner`` (seat or ``NO_PLAYER``), ``terminal`` / ``truncated`` (how the game ended).
 
     Cards: ``hands`` (2, 8) counts per kind, private; ``hand_sizes`` [2] public;
     ``deck_counts`` (2, 8) private (the owner can work it out), deck order hidden;
@@ -385,8 +318,8 @@ class IronManWarState(CheckedActions):
         self.decision = COMMIT
         self.current_seat = IRON_MAN
         self.winner = NO_PLAYER
-        self._terminal = False
-        self._truncated = False
+        self.terminal = False
+        self.truncated = False
         self._returns = (0.0, 0.0)
         self._to_pick: list[int] = []
         if hands is not None:
@@ -413,13 +346,6 @@ class IronManWarState(CheckedActions):
                 mask[CONCEDE] = True
         return mask
 
-    def legal_actions(self) -> list[int]:
-        return np.flatnonzero(self.legal_action_mask()).tolist()
-
-    @property
-    def agent_names(self) -> tuple[str, ...]:
-        return AGENTS
-
     def apply_legal_action(self, action: int) -> None:
         """Advance by one decision of ``current_seat``. ``action`` must be legal (the caller
         checked the mask); ``apply_action`` checks it first and raises ``IllegalActionError``."""
@@ -437,15 +363,6 @@ class IronManWarState(CheckedActions):
         else:
             self._shield_hit(seat, action - SHIELD_BASE)
 
-    def is_terminal(self) -> bool:
-        return self._terminal
-
-    def is_truncated(self) -> bool:
-        return self._truncated
-
-    def returns(self) -> tuple[float, ...]:
-        return self._returns
-
     def action_to_string(self, action: int) -> str:
         """Action name in the current context, e.g. "commit attack_3 to battle 2"."""
         if not 0 <= action < NUM_ACTIONS:
@@ -460,19 +377,6 @@ class IronManWarState(CheckedActions):
         if self.decision == STANDOFF_PLAY:
             return f"play {kind} face down"
         return f"play {kind}"
-
-    def clone(self) -> IronManWarState:
-        """Independent copy, random generator included; the immutable game is shared."""
-        twin = object.__new__(IronManWarState)
-        for name, value in self.__dict__.items():
-            if isinstance(value, np.ndarray):
-                value = value.copy()
-            elif isinstance(value, list):  # flat lists of ints, or the piles (lists of lists)
-                value = [v[:] if isinstance(v, list) else v for v in value]
-            twin.__dict__[name] = value
-        bit_generator = copy.copy(self._rng.bit_generator)
-        twin._rng = np.random.Generator(bit_generator)
-        return twin
 
     def scores(self) -> tuple[int, ...]:
         """IM-12: the Victory Card each pawn stands on (1 .. ``victory_cards``)."""
@@ -647,12 +551,12 @@ class IronManWarState(CheckedActions):
                 self.pawns[seat] = min(last, self.pawns[seat] + steps)
                 if self.pawns[seat] >= last:
                     self.winner = seat
-                    self._terminal = True
+                    self.terminal = True
                     self._returns = (1.0, -1.0) if seat == 0 else (-1.0, 1.0)
                     self._stop()
                     return
         if self.round >= self.game.max_rounds:
-            self._truncated = True
+            self.truncated = True
             self._stop()
             return
         self.round += 1

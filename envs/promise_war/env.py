@@ -33,7 +33,10 @@ config (2 players, `max_power=10`); see below for the general formula.
 - `max_power`: highest power a card may have; the action space is `Discrete(max_power + 1)`.
 - `max_tricks`: cap; after that many tricks (a trick includes its tiebreakers) the game is
   truncated (C-5) unless a rule ended it on the same step.
-- `render_mode`: `None`, `"ansi"` (render returns the text) or `"human"` (prints it).
+- `render_mode`: `None` (`render()` warns and returns None), `"ansi"` (`render()` returns the
+  text) or `"human"` (prints it after `reset()` and after every move, and on `render()`).
+- `normalize_observation`: False (raw counts) or True (the observation Box is `[0, 1]` float32,
+  scaled by `ObservationScaler`, for clients that do not scale; `state()` stays raw).
 
 Any other keyword raises `InvalidConfigError` naming it and the allowed keys.
 
@@ -57,7 +60,7 @@ splits a vector into these named pieces in their shapes):
 | 0-10 | hand | 11 | 0..3 | your hand: count of cards of each power |
 | 11-21 | own_pick | 11 | 0..1 | your face-down pick waiting for the reveal (one-hot) |
 | 22-32 | own_deck | 11 | 0..40 | your draw pile: count of each power (order unknown) |
-| 33-34 | hand_sizes | 2 | 0..3 | cards in hand, per seat (you first) |
+| 33-34 | hand_sizes | 2 | 0..3 | cards in hand, per seat |
 | 35-36 | deck_sizes | 2 | 0..40 | cards in draw pile, per seat |
 | 37-38 | victory_sizes | 2 | 0..80 | cards in victory pile (the score), per seat |
 | 39-40 | sitting_out | 2 | 0..1 | 1 if that seat sits out for good (PW-6) |
@@ -100,18 +103,18 @@ come), in absolute seat order. `5nP + 8n + 2P + 3` entries; for the default conf
 | 44-65 | decks | 2x11 | 0..40 | per seat: draw pile, count of each power |
 | 66-67 | hand_sizes | 2 | 0..3 | cards in hand, per seat |
 | 68-69 | deck_sizes | 2 | 0..40 | cards in draw pile, per seat |
-| 70-71 | victory_sizes | 2 | 0..80 | cards in victory pile, per seat |
-| 72-73 | sitting_out | 2 | 0..1 | 1 if that seat sits out for good |
+| 70-71 | victory_sizes | 2 | 0..80 | cards in victory pile (the score), per seat |
+| 72-73 | sitting_out | 2 | 0..1 | 1 if that seat sits out for good (PW-6) |
 | 74-75 | in_contest | 2 | 0..1 | 1 if that seat plays in the current trick or tiebreak |
-| 76-77 | has_picked | 2 | 0..1 | 1 if that seat has picked |
+| 76-77 | has_picked | 2 | 0..1 | 1 if that seat has already picked, face down |
 | 78-99 | last_revealed | 2x11 | 0..1 | per seat, one-hot power it revealed last |
 | 100-121 | revealed | 2x11 | 0..40 | per seat, count of each power shown face up |
-| 122-132 | pot_face_up | 11 | 0..80 | revealed cards in the pot, per power |
+| 122-132 | pot_face_up | 11 | 0..80 | revealed cards in the pot: count of each power |
 | 133-143 | pot_face_down | 11 | 0..80 | face-down cards in the pot, per power |
 | 144-145 | pot_face_down_sizes | 2 | 0..80 | face-down cards in the pot, per seat |
 | 146-147 | phase | 2 | 0..1 | one-hot: trick, tiebreak |
 | 148-149 | to_act | 2 | 0..1 | one-hot: the seat to act (none once the game is over) |
-| 150 | tricks_played | 1 | 0..500 | tricks completed so far |
+| 150 | tricks_played | 1 | 0..500 | tricks completed so far (PW-7 cap) |
 
 ## Rewards
 
@@ -123,9 +126,13 @@ everyone else; `raw_env` raises `IllegalActionError`. `metadata["zero_sum"]` is 
 
 ## Infos
 
-Empty during the game. At the end every agent's info holds `outcome` (`"terminated"`,
-`"truncated"`, or `"illegal_action"` with `offender` and `illegal_action`), `scores` (cards in
-each victory pile), `winners` (agents with reward +1) and `steps` (decisions played).
+Every agent's info holds the same six keys from `reset()` to the end, each with one type and
+shape, so replay buffers that stack infos (Tianshou's `Batch`) accept every step: `outcome`
+(str: `""` during the game, then `"terminated"`, `"truncated"` or `"illegal_action"`), `scores`
+(agent -> float, cards in its victory pile; 0.0 until the end), `winners` (int8 array, one
+entry per seat in `possible_agents` order: 1 for each seat with reward +1, all 0 until the
+end), `steps` (int, decisions played; 0 until the end), `offender` (the agent whose illegal
+action ended the game, else `""`) and `illegal_action` (that action, else -1).
 
 ## Decided rules (RULES.md [decided] and gaps)
 
@@ -182,63 +189,69 @@ from .rules import (
 )
 
 
-def observation_layout(game: PromiseWarGame) -> ObservationLayout:
-    """The observation pieces of ``game``; the docstring table above is generated from this.
-
-    Per-seat pieces (first dimension ``n``) are ordered from the observer: you, then the
-    following seats in seat order. The span ``seat_counts`` lets the encoder fill the six
-    per-seat counts with one assignment.
-    """
+def viewer_pieces(game: PromiseWarGame, omniscient: bool) -> list[Piece]:
+    """Every piece one viewer gets, in vector order: a seat (``omniscient=False``: per-seat
+    rows from the observer on, its own hidden cards only) or the state (absolute seat order,
+    every hidden card). One list, so the two views cannot drift apart."""
     n, powers = game.num_players, game.max_power + 1
     total, deck = game.total_cards, game.largest_deck
-    return ObservationLayout(
-        [
+    in_contest = Piece("in_contest", n, 1, "1 if that seat plays in the current trick or tiebreak")
+    has_picked = Piece("has_picked", n, 1, "1 if that seat has already picked, face down")
+    if omniscient:
+        hidden = [
+            Piece("hands", (n, powers), HAND_SIZE, "per seat: count of each power in hand"),
+            Piece("picks", (n, powers), 1, "per seat: face-down pick not yet revealed (one-hot)"),
+            Piece("decks", (n, powers), deck, "per seat: draw pile, count of each power"),
+        ]
+        contest = [in_contest, has_picked]
+        pot = [
+            Piece("pot_face_down", powers, total, "face-down cards in the pot, per power"),
+            Piece("pot_face_down_sizes", n, total, "face-down cards in the pot, per seat"),
+        ]
+        own_role = [Piece("to_act", n, 1, "one-hot: the seat to act (none once the game is over)")]
+    else:
+        hidden = [
             Piece("hand", powers, HAND_SIZE, "your hand: count of cards of each power"),
             Piece("own_pick", powers, 1, "your face-down pick waiting for the reveal (one-hot)"),
             Piece("own_deck", powers, deck, "your draw pile: count of each power (order unknown)"),
-            Piece("hand_sizes", n, HAND_SIZE, "cards in hand, per seat (you first)"),
-            Piece("deck_sizes", n, deck, "cards in draw pile, per seat"),
-            Piece("victory_sizes", n, total, "cards in victory pile (the score), per seat"),
-            Piece("sitting_out", n, 1, "1 if that seat sits out for good (PW-6)"),
-            Piece("has_picked", n, 1, "1 if that seat has already picked, face down"),
+        ]
+        contest = [
+            has_picked,
             Piece("pot_face_down", n, total, "face-down tiebreak cards in the pot, per seat"),
-            Piece("in_contest", n, 1, "1 if that seat plays in the current trick or tiebreak"),
-            Piece("last_revealed", (n, powers), 1, "per seat, one-hot power it revealed last"),
-            Piece("revealed", (n, powers), deck, "per seat, count of each power shown face up"),
-            Piece("pot_face_up", powers, total, "revealed cards in the pot: count of each power"),
-            Piece("phase", 2, 1, "one-hot: trick, tiebreak"),
-            Piece("you_in_tiebreak", 1, 1, "1 if you are one of the tied players"),
-            Piece("tricks_played", 1, game.max_tricks, "tricks completed so far (PW-7 cap)"),
-        ],
+            in_contest,
+        ]
+        pot = []
+        own_role = [Piece("you_in_tiebreak", 1, 1, "1 if you are one of the tied players")]
+    return [
+        *hidden,
+        Piece("hand_sizes", n, HAND_SIZE, "cards in hand, per seat"),
+        Piece("deck_sizes", n, deck, "cards in draw pile, per seat"),
+        Piece("victory_sizes", n, total, "cards in victory pile (the score), per seat"),
+        Piece("sitting_out", n, 1, "1 if that seat sits out for good (PW-6)"),
+        *contest,
+        Piece("last_revealed", (n, powers), 1, "per seat, one-hot power it revealed last"),
+        Piece("revealed", (n, powers), deck, "per seat, count of each power shown face up"),
+        Piece("pot_face_up", powers, total, "revealed cards in the pot: count of each power"),
+        *pot,
+        Piece("phase", 2, 1, "one-hot: trick, tiebreak"),
+        *own_role,
+        Piece("tricks_played", 1, game.max_tricks, "tricks completed so far (PW-7 cap)"),
+    ]
+
+
+def observation_layout(game: PromiseWarGame) -> ObservationLayout:
+    """A seat's observation (the docstring table above is generated from it): per-seat pieces
+    (first dimension ``n``) run from the observer, then the following seats in seat order. The
+    span ``seat_counts`` lets the encoder fill the six per-seat counts with one assignment."""
+    return ObservationLayout(
+        viewer_pieces(game, omniscient=False),
         spans={"seat_counts": ("hand_sizes", "pot_face_down")},
     )
 
 
 def state_layout(game: PromiseWarGame) -> ObservationLayout:
     """The full-information state (``env.state()``): every seat in absolute seat order."""
-    n, powers = game.num_players, game.max_power + 1
-    total, deck = game.total_cards, game.largest_deck
-    return ObservationLayout(
-        [
-            Piece("hands", (n, powers), HAND_SIZE, "per seat: count of each power in hand"),
-            Piece("picks", (n, powers), 1, "per seat: face-down pick not yet revealed (one-hot)"),
-            Piece("decks", (n, powers), deck, "per seat: draw pile, count of each power"),
-            Piece("hand_sizes", n, HAND_SIZE, "cards in hand, per seat"),
-            Piece("deck_sizes", n, deck, "cards in draw pile, per seat"),
-            Piece("victory_sizes", n, total, "cards in victory pile, per seat"),
-            Piece("sitting_out", n, 1, "1 if that seat sits out for good"),
-            Piece("in_contest", n, 1, "1 if that seat plays in the current trick or tiebreak"),
-            Piece("has_picked", n, 1, "1 if that seat has picked"),
-            Piece("last_revealed", (n, powers), 1, "per seat, one-hot power it revealed last"),
-            Piece("revealed", (n, powers), deck, "per seat, count of each power shown face up"),
-            Piece("pot_face_up", powers, total, "revealed cards in the pot, per power"),
-            Piece("pot_face_down", powers, total, "face-down cards in the pot, per power"),
-            Piece("pot_face_down_sizes", n, total, "face-down cards in the pot, per seat"),
-            Piece("phase", 2, 1, "one-hot: trick, tiebreak"),
-            Piece("to_act", n, 1, "one-hot: the seat to act (none once the game is over)"),
-            Piece("tricks_played", 1, game.max_tricks, "tricks completed so far"),
-        ]
-    )
+    return ObservationLayout(viewer_pieces(game, omniscient=True))
 
 
 #: Config limits (see "Limits" above).
@@ -276,7 +289,6 @@ class raw_env(GameAECEnv):
     def encode(  # type: ignore[override]
         self, state: PromiseWarState, seat: int, views: dict[str, np.ndarray]
     ) -> None:
-        n = state.num_players
         views["hand"][:] = state.hands[seat]
         if state.picks[seat] >= 0:
             views["own_pick"][state.picks[seat]] = 1.0
@@ -287,22 +299,10 @@ class raw_env(GameAECEnv):
             hand[seat:] + hand[:seat] + deck[seat:] + deck[:seat] + won[seat:] + won[:seat]
             + out[seat:] + out[:seat] + picked[seat:] + picked[:seat] + down[seat:] + down[:seat]
         )  # fmt: skip
+        self._encode_table(state, seat, views)
         live = not (state.terminal or state.truncated)
-        if live:
-            in_contest = views["in_contest"]
-            for other in state.contenders:
-                in_contest[(other - seat) % n] = 1.0
-        last_revealed = views["last_revealed"]
-        for rel in range(n):
-            card = state.last_revealed[(seat + rel) % n]
-            if card >= 0:
-                last_revealed[rel, card] = 1.0
-        views["revealed"][:] = state.revealed[self._rotation[seat]]
-        views["pot_face_up"][:] = state.pot_face_up
-        views["phase"][state.phase] = 1.0
         if live and state.phase == TIEBREAK and seat in state.contenders:
             views["you_in_tiebreak"][0] = 1.0
-        views["tricks_played"][0] = state.tricks_played
 
     def encode_state(  # type: ignore[override]
         self, state: PromiseWarState, views: dict[str, np.ndarray]
@@ -318,18 +318,30 @@ class raw_env(GameAECEnv):
         views["victory_sizes"][:] = state.victory_sizes
         views["sitting_out"][:] = state.sitting_out
         views["has_picked"][:] = state.has_picked
-        live = not (state.terminal or state.truncated)
-        if live:
-            views["in_contest"][state.contenders] = 1.0
+        self._encode_table(state, 0, views)
+        if not (state.terminal or state.truncated):
             views["to_act"][state.current_player()] = 1.0
-        for seat, card in enumerate(state.last_revealed):
-            if card >= 0:
-                views["last_revealed"][seat, card] = 1.0
-        views["revealed"][:] = state.revealed
-        views["pot_face_up"][:] = state.pot_face_up
         if state.pot_face_down:
             views["pot_face_down"][:] = np.bincount(state.pot_face_down, minlength=powers)
         views["pot_face_down_sizes"][:] = state.pot_face_down_by_player
+
+    def _encode_table(
+        self, state: PromiseWarState, first: int, views: dict[str, np.ndarray]
+    ) -> None:
+        """The pieces every viewer shares, per-seat rows from seat ``first`` on: the
+        observer, or 0 for the state (absolute seat order)."""
+        n = state.num_players
+        if not (state.terminal or state.truncated):
+            in_contest = views["in_contest"]
+            for other in state.contenders:
+                in_contest[(other - first) % n] = 1.0
+        last_revealed = views["last_revealed"]
+        for rel in range(n):
+            card = state.last_revealed[(first + rel) % n]
+            if card >= 0:
+                last_revealed[rel, card] = 1.0
+        views["revealed"][:] = state.revealed[self._rotation[first]]
+        views["pot_face_up"][:] = state.pot_face_up
         views["phase"][state.phase] = 1.0
         views["tricks_played"][0] = state.tricks_played
 

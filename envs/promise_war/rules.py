@@ -10,7 +10,6 @@ env docstring (``envs/promise_war/env.py``).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import InvalidConfigError
-from ..core.game import NO_PLAYER, CheckedActions
+from ..core.game import NO_PLAYER, RulesState
 from ..core.options import check_reset_options, per_player
 from ..core.validation import check_int, check_sequence, is_sequence
 
@@ -153,7 +152,7 @@ def make_game(
     return PromiseWarGame(num_players, per_player, max_power, max_tricks)
 
 
-class PromiseWarState(CheckedActions):
+class PromiseWarState(RulesState):
     """One game in progress. Attributes are public for encoders and tests; treat as read-only.
 
     Public table information: ``hand_sizes``, ``deck_sizes``, ``victory_sizes``, ``sitting_out``,
@@ -211,13 +210,6 @@ class PromiseWarState(CheckedActions):
             return np.zeros(self.game.num_actions, dtype=bool)
         return self.hands[seat] > 0
 
-    def legal_actions(self) -> list[int]:
-        return np.flatnonzero(self.legal_action_mask()).tolist()
-
-    @property
-    def agent_names(self) -> tuple[str, ...]:
-        return self.game.agent_names
-
     def apply_legal_action(self, action: int) -> None:
         """Play the card of power ``action`` (face down in a trick, face up in a tiebreak);
         ``apply_action`` checks it first."""
@@ -230,20 +222,8 @@ class PromiseWarState(CheckedActions):
         if self.pick_index == len(self.contenders):
             self._reveal()
 
-    def is_terminal(self) -> bool:
-        return self.terminal
-
-    def is_truncated(self) -> bool:
-        return self.truncated
-
-    def returns(self) -> tuple[float, ...]:
-        return self._returns
-
     def action_to_string(self, action: int) -> str:
         return f"play power {action}"
-
-    def clone(self) -> PromiseWarState:
-        return copy.deepcopy(self)
 
     def scores(self) -> tuple[int, ...]:
         """PW-6: score = cards in the victory pile."""
