@@ -8,6 +8,11 @@ Importing ``cardarena.training`` registers ``cardarena/<game>-single-v<N>`` for 
 
 takes ``SingleAgentEnv``'s keyword arguments (``opponent``, ``learner``, ``env_config``,
 ``warn_on_illegal``, ``illegal``). ``env.unwrapped.action_masks()`` gives the learner's mask.
+
+A client that may not import cardarena names the module in the id, Gymnasium's ``module:id``
+form: ``gymnasium.make("cardarena.training:cardarena/promise_war-single-v0")``. Gymnasium 1.0
+removed the ``gymnasium.envs`` plugin entry points that once made even that unnecessary, so
+there is none to declare. Registering imports neither torch nor SB3 (a test checks).
 """
 
 from __future__ import annotations

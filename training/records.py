@@ -401,7 +401,7 @@ def _play(
         returns=returns,
         ranks=rank_returns(returns),
         outcome=outcome,
-        offender=final_info.get("offender"),
+        offender=final_info.get("offender") or None,  # the env says "" for nobody
         steps=len(actions),
     )
 

@@ -56,6 +56,13 @@ class _ListSampler:
         return self.entries[int(rng.integers(len(self.entries)))]
 
 
+def _fresh(info: dict[str, Any]) -> dict[str, Any]:
+    """A copy of an AEC info down to its arrays and dicts (``winners``, ``scores``): the AEC
+    env keeps one info per game until it ends, and Gymnasium users keep what each call
+    returns, so no two calls may share an object."""
+    return {k: v.copy() if isinstance(v, np.ndarray | dict) else v for k, v in info.items()}
+
+
 class SingleAgentEnv(gymnasium.Env):
     """``aec_env`` seen from ``learner``'s seat, opponents built in.
 
@@ -254,7 +261,8 @@ class SingleAgentEnv(gymnasium.Env):
         try:
             self.aec.step(action)  # the wrapped env ends the game and records the outcome
         except IllegalActionError:  # a raw env refuses the move and keeps its state
-            info = {"outcome": "illegal_action", "offender": self.learner}
+            info = {**_fresh(self.aec.infos[self.learner]), "outcome": "illegal_action"}
+            info.update(offender=self.learner, illegal_action=action)
             observation = self.scaler(self._last["observation"])
             return observation, ILLEGAL_ACTION_REWARD, True, False, info
         observation, _, _, _, info = self._advance()
@@ -275,7 +283,7 @@ class SingleAgentEnv(gymnasium.Env):
             if agent == self.learner:
                 self._last = observation
                 scaled = self.scaler(observation["observation"])
-                return scaled, float(reward), bool(terminated), bool(truncated), dict(info)
+                return scaled, float(reward), bool(terminated), bool(truncated), _fresh(info)
             if terminated or truncated:
                 aec.step(None)
             else:

@@ -50,7 +50,10 @@ max_turns=200, render_mode=None)`
 - `max_turns`: the BW-8 cap (turns after setup, both players counted); at the cap the side
   with more characters left wins (a termination, not a truncation). Keep it even: with an
   odd cap the first player gets one turn more than the other before the count.
-- `render_mode`: `None`, `"ansi"` (render returns the text) or `"human"` (prints it).
+- `render_mode`: `None` (`render()` warns and returns None), `"ansi"` (`render()` returns the
+  text) or `"human"` (prints it after `reset()` and after every move, and on `render()`).
+- `normalize_observation`: False (raw counts) or True (the observation Box is `[0, 1]` float32,
+  scaled by `ObservationScaler`, for clients that do not scale; `state()` stays raw).
 
 Any other keyword raises `InvalidConfigError` naming it and the allowed keys.
 
@@ -168,10 +171,14 @@ for the offender and 0 for the other; `raw_env` raises `IllegalActionError`.
 
 ## Infos
 
-Empty during the game. At the end every agent's info holds `outcome` (`"terminated"`, or
-`"illegal_action"` with `offender` and `illegal_action`), `scores` (agent -> characters left,
-board plus reserve), `winners` (the agent with reward +1, or nobody) and `steps` (decisions
-played, setup picks included).
+Every agent's info holds the same six keys from `reset()` to the end, each with one type and
+shape, so replay buffers that stack infos (Tianshou's `Batch`) accept every step: `outcome`
+(str: `""` during the game, then `"terminated"` or `"illegal_action"`), `scores` (agent ->
+float, characters left, board plus reserve; 0.0 until the end), `winners` (int8 array, one
+entry per seat in `possible_agents` order: 1 for the seat with reward +1, if any, all 0 until
+the end), `steps` (int, decisions played, setup picks included; 0 until the end), `offender`
+(the agent whose illegal action ended the game, else `""`) and `illegal_action` (that action,
+else -1).
 
 ## Decided rules (RULES.md [decided] and gaps)
 

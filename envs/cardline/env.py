@@ -57,7 +57,10 @@ first_player=None, max_turns=None, render_mode=None)`
   uniformly per game from the env's RNG.
 - `max_turns`: cap on placements; `None` is 10 x the deck size (1100 for Marvel). Then C-5:
   truncation, unless a rule ended the game on that step.
-- `render_mode`: `None`, `"ansi"` (render returns the text) or `"human"` (prints it).
+- `render_mode`: `None` (`render()` warns and returns None), `"ansi"` (`render()` returns the
+  text) or `"human"` (prints it after `reset()` and after every move, and on `render()`).
+- `normalize_observation`: False (raw counts) or True (the observation Box is `[0, 1]` float32,
+  scaled by `ObservationScaler`, for clients that do not scale; `state()` stays raw).
 
 Any other keyword raises `InvalidConfigError` naming it and the allowed keys.
 
@@ -186,9 +189,13 @@ and 0 for everyone else; `raw_env` raises `IllegalActionError`.
 
 ## Infos
 
-Empty during the game. At the end every agent's info holds `outcome` (`"terminated"`,
-`"truncated"`, or `"illegal_action"` with `offender` and `illegal_action`), `scores` (cards
-each player placed right), `winners` (agents with reward +1) and `steps` (decisions played).
+Every agent's info holds the same six keys from `reset()` to the end, each with one type and
+shape, so replay buffers that stack infos (Tianshou's `Batch`) accept every step: `outcome`
+(str: `""` during the game, then `"terminated"`, `"truncated"` or `"illegal_action"`), `scores`
+(agent -> float, cards placed right; 0.0 until the end), `winners` (int8 array, one entry per
+seat in `possible_agents` order: 1 for each seat with reward +1, all 0 until the end), `steps`
+(int, decisions played; 0 until the end), `offender` (the agent whose illegal action ended the
+game, else `""`) and `illegal_action` (that action, else -1).
 
 ## Decided rules (RULES.md [decided] and gaps)
 

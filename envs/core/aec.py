@@ -13,20 +13,28 @@ import inspect
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from .actions import coerce_action
 from .errors import IllegalActionError, InvalidConfigError, UnknownAgentError
-from .game import NO_PLAYER, Game, GameState, illegal_action_message
-from .observation import ObservationLayout
+from .game import NO_PLAYER, Game, GameState, legal_index
+from .observation import ObservationLayout, ObservationScaler
+from .validation import check_bool
 
 ObsDict = dict[str, np.ndarray]
 
 #: ``info["outcome"]`` at the end of a game.
 TERMINATED, TRUNCATED, ILLEGAL_ACTION = "terminated", "truncated", "illegal_action"
+#: ``info["outcome"]`` and ``info["offender"]`` while nothing has happened yet: every info key
+#: is there from ``reset()`` on with one type, so replay buffers can stack infos.
+ONGOING, NO_OFFENDER = "", ""
+#: ``info["illegal_action"]`` unless an illegal action ended the game.
+NO_ILLEGAL_ACTION = -1
+#: The config flag every env takes for a ``[0, 1]`` observation Box (see ``GameAECEnv``).
+NORMALIZE_OBSERVATION = "normalize_observation"
 
 
 def env_metadata(name: str, min_players: int, max_players: int) -> dict[str, Any]:
@@ -75,6 +83,10 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
     ``ObservationLayout``), and implement ``encode``, ``encode_state`` and ``render_text``.
     ``example_configs`` lists representative configurations: the conformance suite
     (tests/conformance) runs every generic check on each, so a registered env gets them all.
+
+    Every env also takes ``normalize_observation=True``: the observation Box becomes
+    ``[0, 1]`` float32, values scaled by ``ObservationScaler`` (the SB3 bridge's own map), for
+    clients that feed observations to a network unscaled. ``state()`` stays unscaled.
     """
 
     metadata: dict[str, Any] = env_metadata("cardarena_game", 2, 2)
@@ -95,6 +107,7 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
         self.render_mode = render_mode
         #: The configuration this env was built with (agents get it through ``EnvSpec``).
         self.config = dict(config)
+        normalize = check_bool(config.pop(NORMALIZE_OBSERVATION, False), NORMALIZE_OBSERVATION)
         game = self.build_game(**config)
         self.game = game
         self.layout = self.build_layout(game)
@@ -109,10 +122,15 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
             "zero_sum": bool(game.zero_sum),
         }
         self.num_actions = game.num_actions
+        #: Maps raw observations onto ``[0, 1]`` when built with ``normalize_observation``.
+        box = self.layout.space()
+        self.observation_scaler = ObservationScaler(box) if normalize else None
+        if self.observation_scaler is not None:
+            box = self.observation_scaler.space
         self.observation_spaces = {
             name: spaces.Dict(
                 {
-                    "observation": self.layout.space(),
+                    "observation": box,
                     "action_mask": spaces.Box(0, 1, (game.num_actions,), dtype=np.int8),
                 }
             )
@@ -134,13 +152,14 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
         allowed = config_keys(self.build_game)
         if allowed is None:
             return
+        allowed = (*allowed, "render_mode", NORMALIZE_OBSERVATION)
         unknown = [key for key in config if key not in allowed]
         if unknown:
             name = self.metadata["name"]
             raise InvalidConfigError(
                 f"unknown config key{'s' if len(unknown) > 1 else ''} "
                 f"{', '.join(map(repr, unknown))} for {name}; allowed: "
-                f"{', '.join(map(repr, (*allowed, 'render_mode')))}"
+                f"{', '.join(map(repr, allowed))}"
             )
 
     # --- to implement per game -------------------------------------------------------------
@@ -193,7 +212,7 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {name: {} for name in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {name: self._info() for name in self.agents}
         self.agent_selection = self.possible_agents[0]
         self._skip_agent_selection = None
         self.num_steps = 0
@@ -206,28 +225,33 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
             raise IllegalActionError(
                 f"the game is over and every agent has left; got action {action!r}, call reset()"
             )
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            if action is not None:
-                raise IllegalActionError(
-                    f"the game is over for {agent}: the only valid action is None, got {action!r}"
-                )
-            self._was_dead_step(None)
-            return
-        index = coerce_action(action, self.num_actions, agent)
-        mask = self._legal_mask()
-        if not mask[index]:
-            raise IllegalActionError(illegal_action_message(self._state, index, mask))
-        self._apply(index)
+        if not self.dead_step(action):
+            self.apply_legal(legal_index(self._state, action, self.legal_mask()))
 
-    def _legal_mask(self) -> np.ndarray:
-        """The rules' boolean mask for the player to act, computed once per transition."""
+    # --- hooks for wrappers (``GameWrapper`` uses these and nothing private) ---------------
+    def dead_step(self, action: Any) -> bool:
+        """PettingZoo's dead step: if the selected agent's game is over, remove it and return
+        True (``action`` must be None, else ``IllegalActionError``); False if it is to act."""
+        agent = self.agent_selection
+        if not (self.terminations[agent] or self.truncations[agent]):
+            return False
+        if action is not None:
+            raise IllegalActionError(
+                f"the game is over for {agent}: the only valid action is None, got {action!r}"
+            )
+        self._was_dead_step(None)
+        return True
+
+    def legal_mask(self) -> np.ndarray:
+        """The rules' boolean mask for the player to act, computed once per transition
+        (cached: do not modify it; ``action_mask`` gives a copy)."""
         if self._legal is None:
             self._legal = self.game_state.legal_action_mask()
         return self._legal
 
-    def _apply(self, index: int) -> None:
-        """Play ``index``, already checked legal, for the selected agent."""
+    def apply_legal(self, index: int) -> None:
+        """Play ``index`` for the selected agent, unchecked: the caller has passed it through
+        ``legal_index`` (the one legality check) against ``legal_mask()``."""
         self.game_state.apply_legal_action(index)
         self.num_steps += 1
         self._cumulative_rewards[self.agent_selection] = 0.0
@@ -239,10 +263,10 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
         if seat is None:
             self._known(agent)
         self.encode(state, seat, self._observation_buffer.clear())  # type: ignore[arg-type]
-        return {
-            "observation": self._observation_buffer.snapshot(),
-            "action_mask": self.action_mask(agent),
-        }
+        observation = self._observation_buffer.snapshot()
+        if self.observation_scaler is not None:
+            observation = self.observation_scaler(observation)
+        return {"observation": observation, "action_mask": self.action_mask(agent)}
 
     def action_mask(self, agent: str) -> np.ndarray:
         """int8 mask of ``agent``'s legal actions now (all zeros when it is not to act)."""
@@ -253,7 +277,7 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
         # A wrapper may end the game (illegal move) while the rules state still runs.
         finished = self.terminations.get(agent, False) or self.truncations.get(agent, False)
         if seat == state.current_player() and not finished:
-            return self._legal_mask().astype(np.int8)
+            return self.legal_mask().astype(np.int8)
         return self._no_actions.copy()
 
     def state(self) -> np.ndarray:
@@ -263,10 +287,15 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
         return self._state_buffer.snapshot()
 
     def render(self) -> str | None:
+        """The table as text (``"ansi"``), or printed (``"human"``, which also prints after
+        ``reset()`` and every move, as PettingZoo's classic envs do). Without a render mode it
+        warns and returns None, like them."""
         if self.render_mode is None:
-            raise InvalidConfigError(
-                "render() needs a render_mode; create the env with render_mode='ansi' or 'human'"
+            gymnasium.logger.warn(
+                "You are calling render method without specifying any render mode. "
+                "Create the env with render_mode='ansi' or 'human'."
             )
+            return None
         text = self.render_text(self.game_state)
         if self.render_mode == "human":
             print(text)
@@ -300,21 +329,46 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
                 raise RuntimeError("rules state has no player to act but is not over")
             self.agent_selection = self.possible_agents[seat]
         self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
 
-    def _record_outcome(self, outcome: str, **extra: Any) -> None:
+    def _info(
+        self,
+        outcome: str = ONGOING,
+        scores: Any = None,
+        winners: Any = None,
+        steps: int = 0,
+        offender: str = NO_OFFENDER,
+        illegal_action: int = NO_ILLEGAL_ACTION,
+    ) -> dict[str, Any]:
+        """One agent's info: the same keys, types and shapes from ``reset()`` to the end (the
+        neutral values until then), so replay buffers that stack infos (Tianshou's) accept it."""
+        seats = len(self.possible_agents)
+        return {
+            "outcome": outcome,
+            "scores": dict.fromkeys(self.possible_agents, 0.0) if scores is None else dict(scores),
+            "winners": np.zeros(seats, np.int8) if winners is None else winners.copy(),
+            "steps": steps,
+            "offender": offender,
+            "illegal_action": illegal_action,
+        }
+
+    def _record_outcome(
+        self, outcome: str, offender: str = NO_OFFENDER, illegal_action: int = NO_ILLEGAL_ACTION
+    ) -> None:
         """Every agent's end-of-game info: outcome, final scores, winners, steps played."""
-        scores = dict(zip(self.possible_agents, self.game_state.scores(), strict=True))
-        winners = [agent for agent in self.agents if self.rewards[agent] > 0]
+        scores = {
+            agent: float(score)
+            for agent, score in zip(self.possible_agents, self.game_state.scores(), strict=True)
+        }
+        rewards = self.rewards
+        winners = np.array([rewards.get(a, 0.0) > 0 for a in self.possible_agents], np.int8)
         for agent in self.agents:
-            self.infos[agent] = {
-                "outcome": outcome,
-                "scores": dict(scores),
-                "winners": list(winners),
-                "steps": self.num_steps,
-                **extra,
-            }
+            self.infos[agent] = self._info(
+                outcome, scores, winners, self.num_steps, offender, illegal_action
+            )
 
-    def _end_by_illegal_action(self, agent: str, action: int, reward: float) -> None:
+    def end_by_illegal_action(self, agent: str, action: int, reward: float) -> None:
         """PettingZoo's TerminateIllegalWrapper semantics, as a termination only: ``agent``
         gets ``reward``, everyone else 0, and the infos name the offender."""
         self._cumulative_rewards[agent] = 0.0
@@ -322,6 +376,8 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
         self.rewards[agent] = float(reward)
         self.terminations = dict.fromkeys(self.agents, True)
         self.truncations = dict.fromkeys(self.agents, False)
-        self._record_outcome(ILLEGAL_ACTION, offender=agent, illegal_action=action)
+        self._record_outcome(ILLEGAL_ACTION, offender=agent, illegal_action=int(action))
         self._accumulate_rewards()
         self._deads_step_first()
+        if self.render_mode == "human":
+            self.render()

@@ -126,3 +126,11 @@ def bounded_config(make_game: _Build, check: Callable[[dict[str, Any]], None]) -
         return make_game(*args, **kwargs)
 
     return build  # type: ignore[return-value]
+
+
+def check_bool(value: Any, key: str) -> bool:
+    """Return ``value`` as bool if it is a bool (numpy's included); 0, 1 and "yes" are refused,
+    so a flag never flips on by accident."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidConfigError(f"{key} must be True or False, got {show(value)}")
+    return bool(value)

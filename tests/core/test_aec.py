@@ -25,6 +25,19 @@ from cardarena.envs.core import (
 HANDS = {"hands": [[4, 0], [1, 2], [3, 3]]}
 
 
+def plain(info):
+    """``info`` with the per-seat ``winners`` array as a list, for ``==``."""
+    return {**info, "winners": info["winners"].tolist()}
+
+
+def neutral(agents):
+    """The info every agent holds before the game ends (same keys and types as at the end)."""
+    scores = dict.fromkeys(agents, 0.0)
+    winners = [0] * len(agents)
+    return {"outcome": "", "scores": scores, "winners": winners, "steps": 0, "offender": "",
+            "illegal_action": -1}  # fmt: skip
+
+
 def play(e, actions):
     """Step through ``actions`` (None for dead steps), recording what each agent saw."""
     seen = []
@@ -47,17 +60,18 @@ def test_a_scripted_game_gets_turns_rewards_dead_steps_and_infos_right():
     # round 1: 4, 1, 3 -> player_0 scores; round 2: 0, 2, 3 -> player_2 scores
     seen = play(e, [4, 1, 3, 0, 2])
     assert [s[0] for s in seen] == ["player_0", "player_1", "player_2", "player_0", "player_1"]
-    assert all(s[1:4] == (0, False, False) and s[4] == {} for s in seen)  # C-4
+    quiet = neutral(e.possible_agents)
+    assert all(s[1:4] == (0, False, False) and plain(s[4]) == quiet for s in seen)  # C-4
     e.step(3)  # last card: points 1, 0, 1 -> tie at the top
     assert e.rewards == {"player_0": 0.0, "player_1": -1.0, "player_2": 0.0}
     assert all(e.terminations.values()) and not any(e.truncations.values())
     expected_info = {
+        **quiet,
         "outcome": TERMINATED,
         "scores": {"player_0": 1, "player_1": 0, "player_2": 1},
-        "winners": [],
         "steps": 6,
     }
-    assert all(info == expected_info for info in e.infos.values())
+    assert all(plain(info) == expected_info for info in e.infos.values())
     dead = []
     for agent in e.agent_iter():
         _, reward, terminated, truncated, _ = e.last()
@@ -76,7 +90,7 @@ def test_a_sole_winner_is_named_and_rewards_sum_to_zero_when_zero_sum():
     assert e.unwrapped.metadata["zero_sum"] is True
     e.reset(options={"hands": {"player_0": [3], "player_1": [1]}})
     play(e, [3, 1])
-    assert e.infos["player_1"]["winners"] == ["player_0"]
+    assert e.infos["player_1"]["winners"].tolist() == [1, 0]
     assert sum(e.rewards.values()) == 0 and e.rewards["player_0"] == 1
 
 
@@ -86,10 +100,10 @@ def test_truncation_gives_zero_truncated_only_and_says_so():
     play(e, [4, 1])
     assert all(e.truncations.values()) and not any(e.terminations.values())
     assert e.rewards == {"player_0": 0.0, "player_1": 0.0}
-    assert e.infos["player_0"] == {
+    assert plain(e.infos["player_0"]) == {
+        **neutral(e.possible_agents),
         "outcome": TRUNCATED,
         "scores": {"player_0": 1, "player_1": 0},
-        "winners": [],
         "steps": 2,
     }
 

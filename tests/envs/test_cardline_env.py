@@ -317,7 +317,7 @@ def test_a_shared_win_gives_plus_one_to_each_finisher_and_minus_one_to_the_elimi
     # player_2 is eliminated, Fox goes to the box: 1 card for 2 finishers, a shared win
     assert all(env.terminations.values())
     assert env.rewards == {"player_0": 1.0, "player_1": 1.0, "player_2": -1.0}
-    assert env.infos["player_2"]["winners"] == ["player_0", "player_1"]
+    assert env.infos["player_2"]["winners"].tolist() == [1, 1, 0]
     assert env.infos["player_0"]["scores"] == {"player_0": 1, "player_1": 1, "player_2": 1}
 
 

@@ -209,10 +209,13 @@ def test_render_ansi_and_human(capsys):
     assert "2 2 3" not in text  # the other hand stays hidden
     human = promise_war_v0.raw_env(render_mode="human")
     human.reset(options={"decks": [[5, 1, 1], [3, 2, 2]]})
+    assert capsys.readouterr().out.strip() == text  # human mode prints in reset(), like
+    human.step(5)  # PettingZoo's classic envs, and after every move
+    assert "to act: player_1" in capsys.readouterr().out
     assert human.render() is None
-    assert capsys.readouterr().out.strip() == text
-    with pytest.raises(InvalidConfigError, match="render_mode"):
-        promise_war_v0.raw_env().render()
+    assert capsys.readouterr().out.strip()
+    with pytest.warns(UserWarning, match="without specifying any render mode"):
+        assert promise_war_v0.raw_env().render() is None
 
 
 def reference_observation(state, seat: int) -> dict[str, np.ndarray]:
