@@ -1,25 +1,135 @@
 """cardarena environments: PettingZoo AEC envs for four tabletop card games.
 
 ``ENVS`` maps each env name to its module; ``make(name, **config)`` builds the wrapped env.
-Importing this package also registers every env in PettingZoo's own registry (PettingZoo
->= 1.27) as ``cardarena/<game>-v<N>``, so ``pettingzoo.make("aec", "cardarena/promise_war-v0")``
-works.
+Every game gets in through ``register_env(name, module)``, which checks the module and also
+registers it in PettingZoo's own registry (PettingZoo >= 1.27) as ``cardarena/<game>-v<N>``,
+so ``pettingzoo.make("aec", "cardarena/promise_war-v0")`` works. A new game is one
+``register_env`` line below (docs/adding_a_game.md says what its module must hold).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
 from . import beast_wars_v0, cardline_v0, ironman_war_v0, promise_war_v0
-from .core import CardArenaError, IllegalActionError, InvalidConfigError
+from .core import CardArenaError, GameAECEnv, IllegalActionError, InvalidConfigError
 
-ENVS: dict[str, ModuleType] = {
-    "beast_wars_v0": beast_wars_v0,
-    "cardline_v0": cardline_v0,
-    "ironman_war_v0": ironman_war_v0,
-    "promise_war_v0": promise_war_v0,
-}
+#: Env name -> its versioned module (``<game>_v<N>``). Filled only by ``register_env``.
+ENVS: dict[str, ModuleType] = {}
+
+#: Called as ``listener(name, module)`` for every registered env (see ``on_register``).
+_LISTENERS: list[Callable[[str, ModuleType], None]] = []
+
+#: ``<game>_v<N>``: lower-case words joined by ``_``, then the version (PettingZoo's style).
+ENV_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*_v[0-9]+")
+#: Keys every env's class-level ``metadata`` holds (``env_metadata`` writes them all).
+METADATA_KEYS = (
+    "name",
+    "render_modes",
+    "is_parallelizable",
+    "render_fps",
+    "min_players",
+    "max_players",
+)
+
+
+def register_env(name: str, module: ModuleType) -> ModuleType:
+    """Add the game ``module`` as ``name`` to ``ENVS`` and PettingZoo's registry.
+
+    The module is checked first, so a half-written game fails here with what is missing
+    rather than deep inside a test or a tournament. Registering the same module again
+    changes nothing; another module under a taken name raises ``InvalidConfigError``.
+    Returns ``module``.
+    """
+    check_env_module(name, module)
+    registered = ENVS.get(name)
+    if registered is not None and registered is not module:
+        raise InvalidConfigError(
+            f"env {name!r} is already registered to {registered.__name__}; "
+            f"unregister_env({name!r}) first, or register {module.__name__} under its own name"
+        )
+    new = registered is None
+    ENVS[name] = module
+    _register_with_pettingzoo(name, module)
+    if new:
+        for listener in list(_LISTENERS):
+            listener(name, module)
+    return module
+
+
+def on_register(listener: Callable[[str, ModuleType], None]) -> Callable[[], None]:
+    """Call ``listener(name, module)`` now for every registered env and later for each new
+    one, so a second registry (Gymnasium ids, a CLI table) never misses a game registered
+    after it was imported. Returns a function that stops the calls."""
+    _LISTENERS.append(listener)
+    for name, module in list(ENVS.items()):
+        listener(name, module)
+    return lambda: _LISTENERS.remove(listener)
+
+
+def unregister_env(name: str) -> ModuleType:
+    """Remove ``name`` from ``ENVS`` and PettingZoo's registry (tests register throwaway
+    games); returns its module."""
+    if name not in ENVS:
+        raise InvalidConfigError(f"unknown env {name!r}; available: {', '.join(sorted(ENVS))}")
+    module = ENVS.pop(name)
+    try:
+        from pettingzoo import aec_registry
+    except ImportError:
+        return module
+    spec = aec_registry.get(pettingzoo_id(name))
+    if spec is not None and spec.entry_point == _entry_point(module):
+        del aec_registry[pettingzoo_id(name)]
+    return module
+
+
+def check_env_module(name: str, module: ModuleType) -> None:
+    """Refuse a module that the generic code could not drive: it needs ``env`` and ``raw_env``
+    (a ``GameAECEnv``), ``raw_env.example_configs`` (at least one dict), full metadata naming
+    ``name``, and a docstring with a ``# Title`` line (``cardarena list`` shows it)."""
+    where = getattr(module, "__name__", repr(module))
+    problems = []
+    if not isinstance(name, str) or not ENV_NAME.fullmatch(name):
+        problems.append(f"the name {name!r} is not of the form <game>_v<N> (e.g. high_card_v0)")
+    if not callable(getattr(module, "env", None)):
+        problems.append("it has no env() (raw_env wrapped by cardarena.envs.core.wrap)")
+    raw = getattr(module, "raw_env", None)
+    if not (isinstance(raw, type) and issubclass(raw, GameAECEnv)):
+        problems.append("its raw_env is not a subclass of cardarena.envs.core.GameAECEnv")
+    else:
+        configs = _declared(raw, "example_configs")
+        if not (
+            isinstance(configs, tuple) and configs and all(isinstance(c, dict) for c in configs)
+        ):
+            problems.append("raw_env.example_configs is not a non-empty tuple of config dicts")
+        metadata = _declared(raw, "metadata")
+        if not isinstance(metadata, dict):
+            problems.append("raw_env.metadata is not set (use core.env_metadata(name, ...))")
+        else:
+            missing = [key for key in METADATA_KEYS if key not in metadata]
+            if missing:
+                problems.append(f"raw_env.metadata lacks {', '.join(map(repr, missing))}")
+            elif metadata["name"] != name:
+                problems.append(f"raw_env.metadata['name'] is {metadata['name']!r}, not {name!r}")
+    doc = getattr(module, "__doc__", None) or ""
+    if not any(line.startswith("#") for line in doc.splitlines()):
+        problems.append("its docstring has no '# Title' line (set __doc__ from the env module)")
+    if problems:
+        raise InvalidConfigError(f"cannot register {where} as an env: " + "; ".join(problems))
+
+
+def _declared(raw: type, attribute: str) -> Any:
+    """``raw``'s own ``attribute`` (or a game base class's), never ``GameAECEnv``'s default:
+    a game must choose its example configs and metadata."""
+    for cls in raw.__mro__:
+        if cls is GameAECEnv:
+            return None
+        if attribute in cls.__dict__:
+            return cls.__dict__[attribute]
+    return None
 
 
 def make(name: str, **config: Any):
@@ -42,18 +152,24 @@ def pettingzoo_id(name: str) -> str:
     return f"cardarena/{game}-v{version}"
 
 
-def _register_with_pettingzoo() -> None:
+def _entry_point(module: ModuleType) -> str:
+    return f"{module.__name__}:env"
+
+
+def _register_with_pettingzoo(name: str, module: ModuleType) -> None:
     try:
         from pettingzoo import aec_registry, register
     except ImportError:  # PettingZoo < 1.27 has no registry; ENVS and make() still work
         return
-    for name in ENVS:
-        env_id = pettingzoo_id(name)
-        if env_id not in aec_registry:
-            register("aec", env_id, entry_point=f"cardarena.envs.{name}:env")
+    env_id = pettingzoo_id(name)
+    if env_id not in aec_registry:
+        register("aec", env_id, entry_point=_entry_point(module))
 
 
-_register_with_pettingzoo()
+register_env("beast_wars_v0", beast_wars_v0)
+register_env("cardline_v0", cardline_v0)
+register_env("ironman_war_v0", ironman_war_v0)
+register_env("promise_war_v0", promise_war_v0)
 
 __all__ = [
     "ENVS",
@@ -62,9 +178,13 @@ __all__ = [
     "InvalidConfigError",
     "beast_wars_v0",
     "cardline_v0",
+    "check_env_module",
     "ironman_war_v0",
     "make",
     "make_raw",
+    "on_register",
     "pettingzoo_id",
     "promise_war_v0",
+    "register_env",
+    "unregister_env",
 ]

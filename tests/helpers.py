@@ -1,4 +1,5 @@
-"""Shared test helpers (importable as `helpers`): PettingZoo checkers with warnings as failures."""
+"""Shared test helpers (importable as `helpers`): PettingZoo checkers with warnings as failures,
+and the lists of envs a test runs on, all derived from ``cardarena.envs.ENVS``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Callable
 import numpy as np
 from pettingzoo.test import api_test
 
+from cardarena.envs import ENVS
 from cardarena.envs.core import IllegalActionError
 
 # api_test warnings that are not defects here, each matched exactly: C-1 mandates dict
@@ -22,6 +24,26 @@ ACCEPTED_API_WARNINGS = (
     'We recommend agents to be named in the format <descriptor>_<number>, like "player_0"',
     "ignoring unknown reset option(s) 'options'; allowed: ",
 )
+
+
+def env_names(
+    *, heuristic: bool = False, pretrained: bool = False, builtin: bool = False
+) -> list[str]:
+    """Registered env names, sorted: every env, or only those with a heuristic (agent
+    ``heuristic``), a shipped trained policy (agent ``pretrained``), or that cardarena itself
+    registers (``builtin``: all a subprocess such as the CLI or a notebook kernel sees; the
+    test session's own game is not among them). Tests take their env lists from here or from
+    ``ENVS``, so a new game, which needs no heuristic and no shipped policy, is tested at once."""
+    from cardarena.agents.heuristics import has_heuristic
+    from cardarena.agents.pretrained import has_pretrained
+
+    return [
+        name
+        for name in sorted(ENVS)
+        if (not heuristic or has_heuristic(name))
+        and (not pretrained or has_pretrained(name))
+        and (not builtin or ENVS[name].__name__.startswith("cardarena.envs."))
+    ]
 
 
 def strict_api_test(env, num_cycles: int = 1000) -> None:

@@ -7,6 +7,10 @@ know of the values (``cardline`` module). Every agent sees only its observation 
 ``EnvSpec`` (layout and config: deck compositions, character tables, card data), picks only
 legal actions and breaks ties with its own generator.
 
+A heuristic is optional: an env without an entry in ``STRATEGIES`` is played, trained and
+tested without one (``has_heuristic`` tells training and tests which envs have one), and
+``heuristic`` refuses it at ``start_game`` naming the envs it does play.
+
 Importing this package registers the four specs with ``make_agent``.
 """
 
@@ -33,6 +37,12 @@ STRATEGIES: dict[str, Callable[[EnvSpec], Strategy]] = {
 }
 
 
+def has_heuristic(env_name: str) -> bool:
+    """Whether agent ``heuristic`` plays ``env_name``: evaluations and tests ask this instead of
+    assuming every registered env has a hand-written player."""
+    return env_name in STRATEGIES
+
+
 class HeuristicAgent(BaseAgent):
     """A sensible player for every env in ``STRATEGIES``; the strategy is chosen, and built
     from the env spec, in ``start_game`` (rebuilt only when the spec changes)."""
@@ -49,7 +59,9 @@ class HeuristicAgent(BaseAgent):
         if build is None:
             raise InvalidConfigError(
                 f"agent {self.spec!r} has no strategy for env {env_spec.name!r}; "
-                f"it plays: {', '.join(sorted(STRATEGIES))}"
+                f"it plays: {', '.join(sorted(STRATEGIES))} (play {env_spec.name} with "
+                "'random' or a trained agent, or add its strategy to "
+                "cardarena.agents.heuristics.STRATEGIES)"
             )
         super().start_game(seat, env_spec)
         if self._strategy is None or self._built_for != env_spec:
@@ -96,4 +108,5 @@ __all__ = [
     "NoisyAgent",
     "OracleAgent",
     "choose",
+    "has_heuristic",
 ]

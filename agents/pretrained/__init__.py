@@ -30,6 +30,12 @@ def shipped_policies() -> dict[str, Path]:
     return {path.stem: path for path in sorted(HERE.glob("*.npz"))}
 
 
+def has_pretrained(env_name: str) -> bool:
+    """Whether a trained policy ships for ``env_name`` (agent ``pretrained`` with no ``path``
+    plays only those; a new game needs none to be played, evaluated and tested)."""
+    return env_name in shipped_policies()
+
+
 def load_policy(path: str | Path) -> NumpyPolicy:
     """``NumpyPolicy.load`` cached per file version (tournaments build agents per chunk)."""
     path = Path(path).resolve()
@@ -92,4 +98,4 @@ register_agent(
     "the shipped trained policy for the env (options path=FILE.npz, deterministic=false)",
 )
 
-__all__ = ["PretrainedAgent", "load_policy", "shipped_policies"]
+__all__ = ["PretrainedAgent", "has_pretrained", "load_policy", "shipped_policies"]

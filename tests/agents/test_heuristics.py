@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import env_names
 
 import cardarena.agents.heuristics as heuristics  # registers heuristic, oracle, noisy, memory
 from cardarena.agents import Agent, EnvSpec, make_agent
@@ -87,7 +88,9 @@ def match(
 
 # --- legal play everywhere ---------------------------------------------------------------------
 LEGAL_CASES = [
-    (name, config) for name in sorted(ENVS) for config in ENVS[name].raw_env.example_configs
+    (name, config)
+    for name in env_names(heuristic=True)
+    for config in ENVS[name].raw_env.example_configs
 ] + [
     ("promise_war_v0", {"num_players": 5}),
     ("promise_war_v0", {"decks": [[1, 2, 3, 4] * 5, [0, 7, 9] * 4], "max_tricks": 40}),
@@ -133,8 +136,9 @@ def test_beats_random(env_name: str, spec: str, games: int) -> None:
     assert low > 0.5, f"{spec} in {env_name}: {wins}/{draws}/{losses}, 95% [{low:.3f}, {high:.3f}]"
 
 
-def test_every_env_has_a_heuristic() -> None:
-    for name in ENVS:
+def test_every_builtin_env_has_a_heuristic() -> None:
+    assert env_names(builtin=True) == env_names(builtin=True, heuristic=True)
+    for name in env_names(heuristic=True):
         agent = make_agent("heuristic", seed=0)
         agent.start_game(make_raw(name).possible_agents[0], EnvSpec(name))
 
@@ -240,7 +244,7 @@ def test_act_before_start_game_is_a_clear_error() -> None:
         agent.act(observation.observe("player_0"))
 
 
-@pytest.mark.parametrize("env_name", sorted(ENVS))
+@pytest.mark.parametrize("env_name", env_names(heuristic=True))
 def test_same_seeds_same_game(env_name: str) -> None:
     def steps(seed: int) -> list[int]:
         actions: list[int] = []

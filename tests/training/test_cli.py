@@ -13,8 +13,8 @@ from dataclasses import fields
 from pathlib import Path
 
 import pytest
+from helpers import env_names
 
-from cardarena.envs import ENVS
 from cardarena.envs.core import InvalidConfigError
 from cardarena.training import cli
 from cardarena.training.train_args import RULES, TrainArgs
@@ -74,7 +74,7 @@ def test_help_everywhere_through_the_console_script():
 def test_list_names_every_env_with_its_players():
     done = cardarena("list")
     assert done.returncode == 0
-    for name in ENVS:
+    for name in env_names(builtin=True):  # all the CLI subprocess sees
         assert name in done.stdout
     assert "2-8 players" in done.stdout and "War! for Promise TCG decks" in done.stdout
 
@@ -93,7 +93,7 @@ def test_a_person_plays_a_whole_game_and_bad_input_only_asks_again():
     assert "player_0 has played" in out and "player_0: play power" not in out  # no leak
 
 
-@pytest.mark.parametrize("env", sorted(ENVS))
+@pytest.mark.parametrize("env", env_names(builtin=True))
 def test_every_env_can_be_played_at_the_terminal(env):
     done = cardarena("play", env, "--vs", "random", "--seed", "3", stdin="1\n" * 3000, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -259,7 +259,7 @@ def test_a_bad_train_flag_is_a_usage_error_naming_flag_value_and_what_is_allowed
 def test_every_train_field_is_checked_in_one_table():
     """A new numeric field must get its rule; the rest are checked by name in resolved()."""
     other = {"env", "opponent", "selfplay", "out", "resume", "backend", "address"}
-    other |= {"league_mode", "progress", "hyper"}
+    other |= {"league_mode", "progress", "hyper", "device", "rllib_policies"}
     assert {f.name for f in fields(TrainArgs)} - other == set(RULES)
 
 
@@ -268,7 +268,7 @@ def test_the_same_rules_hold_for_train_args_built_in_python(name):
     rule = RULES[name]
     bad = (rule.low - 1) if rule.low is not None and not rule.low_open else rule.low
     for value in (bad, float("nan"), "3", True):
-        value = [value] if name == "net_arch" else value
+        value = [value] if name in ("net_arch", "rllib_hidden") else value
         with pytest.raises(InvalidConfigError, match="--" + name.replace("_", "-")):
             TrainArgs(**{name: value}).resolved()
     TrainArgs().resolved()  # the defaults pass
