@@ -17,6 +17,7 @@ from gymnasium import spaces
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
 
 from .base import BaseAgent, EnvSpec, Observation, legal_actions
+from .checkpoint_reader import CheckpointData, read_checkpoint, read_meta
 from .numpy_policy import NumpyPolicy, from_sb3_policy
 from .sb3_state import policy_layers
 from .sb3_zip import read_sb3_zip
@@ -185,7 +186,8 @@ def _unsafe_sb3_load(path: Path, spec: str) -> Any:
 
 
 class CheckpointAgent(_LoadedPolicyAgent):
-    """A checkpoint folder written by ``cardarena.training.checkpoint.save_checkpoint``, named
+    """A checkpoint folder written by ``cardarena.training.checkpoint.save_checkpoint`` (read by
+    ``checkpoint_reader``), named
     by its path as an agent spec (``cardarena eval ENV path/to/ckpt random``).
 
     Plays the checkpoint's network through numpy with its observation scaler (no torch, no
@@ -195,12 +197,8 @@ class CheckpointAgent(_LoadedPolicyAgent):
 
     def __init__(self, path: str | Path, seed: int | None = None, deterministic: bool = True):
         super().__init__(path, seed, deterministic)
-        from cardarena.training.checkpoint import read_meta
-
         read_meta(self.path)  # a missing, corrupt or foreign checkpoint fails here, early
 
     def _load(self, env_spec: EnvSpec) -> NumpyPolicy:
-        from cardarena.training.checkpoint import load_checkpoint
-
-        checkpoint = load_checkpoint(self.path, expect_env=env_spec)
+        checkpoint = read_checkpoint(self.path, env_spec, CheckpointData)
         return checkpoint.numpy_policy({"source": self.spec})

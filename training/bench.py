@@ -32,6 +32,7 @@ import statistics
 import time
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -40,7 +41,7 @@ import numpy as np
 from cardarena.envs import ENVS, make, make_raw
 from cardarena.envs.core import CardArenaError, InvalidConfigError
 
-from .train_args import Number, argtype
+from .schema import Number, add_dataclass_arguments, meta
 
 REFERENCE = "tictactoe_v3"
 #: What ``--seconds`` and ``--rounds`` allow (checked for the flags and for ``run(args)``).
@@ -114,34 +115,28 @@ def rules_games(name: str, seed: int) -> Callable[[int], int]:
     return play
 
 
+@dataclass
+class BenchArgs:
+    """decisions per second beside PettingZoo's envs
+
+    Random-play throughput of every cardarena env beside PettingZoo's own classic envs, or
+    with --learn MaskablePPO learn() steps per second in cardarena train's geometry."""
+
+    seconds: float = field(default=2.0, metadata=meta(rule=SECONDS, metavar="S"))
+    """Per env per round."""
+    rounds: int = field(default=5, metadata=meta(rule=ROUNDS, metavar="R"))
+    """Interleaved rounds."""
+    env: list[str] = field(
+        default_factory=lambda: sorted(ENVS), metadata=meta(nargs="*", metavar="ENV")
+    )
+    """Our envs to measure."""
+    learn: bool = False
+    """MaskablePPO learn() steps/s in cardarena train's geometry (needs the train extra)."""
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The ``cardarena bench`` flags (also ``bench/throughput.py``'s)."""
-    parser.add_argument(
-        "--seconds",
-        type=argtype("--seconds", SECONDS),
-        default=2.0,
-        metavar="S",
-        help=f"per env per round ({SECONDS.describe()})",
-    )
-    parser.add_argument(
-        "--rounds",
-        type=argtype("--rounds", ROUNDS),
-        default=5,
-        metavar="R",
-        help=f"interleaved rounds ({ROUNDS.describe()})",
-    )
-    parser.add_argument(
-        "--env",
-        nargs="*",
-        default=sorted(ENVS),
-        metavar="ENV",
-        help=f"our envs to measure (default all: {', '.join(sorted(ENVS))})",
-    )
-    parser.add_argument(
-        "--learn",
-        action="store_true",
-        help="MaskablePPO learn() steps/s in cardarena train's geometry (needs the train extra)",
-    )
+    """The ``cardarena bench`` flags (also ``bench/throughput.py``'s), from ``BenchArgs``."""
+    add_dataclass_arguments(parser, BenchArgs, {"env": f"(default all: {', '.join(sorted(ENVS))})"})
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -242,8 +237,8 @@ class _LearnBench:
     def __init__(self, name: str, env_fn: Callable[[], Any], n_envs: int, seed: int) -> None:
         from stable_baselines3.common.vec_env import DummyVecEnv
 
+        from .ppo import build_model
         from .single_agent import SingleAgentEnv
-        from .train import build_model
         from .train_args import DEFAULTS, FALLBACK, TrainArgs
 
         defaults = TrainArgs()

@@ -12,7 +12,7 @@ tournament, replay a recorded game, measure speed.
 Agents are spec strings (``random``, ``heuristic``, ``oracle``, ``noisy:sigma=0.3`` ...);
 ``cardarena play ENV --vs nope`` lists the known ones.
 
-No command line gives a traceback. Every flag is checked (``train_args.Number``: its type and
+No command line gives a traceback. Every flag is checked (``schema.Number``: its type and
 range) and a bad one is argparse's usage error, exit code 2. Bad input found later (an unknown
 env or spec, a config the env refuses, a file that cannot be read or is not what it should be,
 a missing optional dependency) is one line on stderr, ``cardarena COMMAND: ...``, exit code 2.
@@ -41,14 +41,21 @@ from cardarena.envs import ENVS, make
 from cardarena.envs.core import CardArenaError, InvalidConfigError, check_seed
 from cardarena.envs.core.untrusted import parse_json, printable
 
-from .train_args import Number, argtype
+from .cli_args import (
+    GAME_INDEX,
+    GAMES,
+    JOBS,
+    MIN_STEP,
+    SEED,
+    CurvesArgs,
+    EvalArgs,
+    ExportArgs,
+    ListArgs,
+    PlayArgs,
+    ReplayArgs,
+)
+from .schema import Number, add_dataclass_arguments, summary
 
-#: What the commands' numeric flags allow (checked by argparse, and again in the commands).
-SEED = Number(int, 0, 2**64 - 1)
-GAMES = Number(int, 1, 1_000_000)
-JOBS = Number(int, 1, 256)
-GAME_INDEX = Number(int, 0, 10**9)
-MIN_STEP = Number(int, 0, 10**15)
 #: The env variable that turns "internal error" into the traceback.
 DEBUG_VARIABLE = "CARDARENA_DEBUG"
 #: Which extra brings each optional module (for the one-line "pip install" hint).
@@ -375,112 +382,37 @@ def cmd_curves(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cardarena", description=__doc__.split("\n\n")[0])
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    listing = commands.add_parser("list", help="the envs, their players and games")
-    listing.set_defaults(run=cmd_list)
-
-    play = commands.add_parser("play", help="play an env yourself at the terminal")
-    play.add_argument("env", help="env name, e.g. promise_war_v0 (see `cardarena list`)")
-    play.add_argument("--vs", default="random", help="agent spec for every other seat")
-    play.add_argument("--seat", help="your seat (default: the first)")
-    play.add_argument(
-        "--seed", type=argtype("--seed", SEED), default=0, metavar="S", help="seed of the deal"
-    )
-    play.add_argument("--record", help="append the game to this JSON-lines file")
-    play.add_argument("--config", nargs="*", metavar="KEY=VALUE", help="env config")
-    play.set_defaults(run=cmd_play)
-
-    evaluate = commands.add_parser("eval", help="round-robin tournament of agents, with ratings")
-    evaluate.add_argument("env", help="env name")
-    evaluate.add_argument("agents", nargs="+", help="agent specs, e.g. random heuristic")
-    evaluate.add_argument(
-        "--games",
-        type=argtype("--games", GAMES),
-        default=100,
-        metavar="N",
-        help="games per pairing (per group of agents at the table in multi-player envs; "
-        f"{GAMES.describe()})",
-    )
-    evaluate.add_argument(
-        "--jobs",
-        type=argtype("--jobs", JOBS),
-        default=1,
-        metavar="J",
-        help=f"worker processes ({JOBS.describe()})",
-    )
-    evaluate.add_argument(
-        "--seed", type=argtype("--seed", SEED), default=0, metavar="S", help="first game's seed"
-    )
-    evaluate.add_argument("--out", help="folder for results.json, games.jsonl, win_rates.png")
-    evaluate.add_argument("--config", nargs="*", metavar="KEY=VALUE", help="env config")
-    evaluate.add_argument("--quiet", action="store_true", help="no progress bar")
-    evaluate.set_defaults(run=cmd_eval)
-
-    replay = commands.add_parser("replay", help="replay a recorded game step by step")
-    replay.add_argument("file", help="JSON-lines file of match records")
-    replay.add_argument(
-        "--game",
-        type=argtype("--game", GAME_INDEX),
-        default=0,
-        metavar="K",
-        help="which game in the file (0-based)",
-    )
-    replay.add_argument("--step", action="store_true", help="wait for enter after each step")
-    replay.add_argument(
-        "--any-version",
-        action="store_true",
-        help="replay a record written by another cardarena version (may fail at any step)",
-    )
-    replay.set_defaults(run=cmd_replay)
-
-    bench = commands.add_parser("bench", help="decisions per second beside PettingZoo's envs")
-    from .bench import add_arguments
-
-    add_arguments(bench)
-    bench.set_defaults(run=cmd_bench)
-
+    """Every subcommand's flags, generated from its argument dataclass (a class's first
+    docstring line is the subcommand's help, the whole docstring its description)."""
+    from .bench import BenchArgs
+    from .bench import add_arguments as add_bench_arguments
+    from .train_args import TrainArgs
     from .train_args import add_arguments as add_train_arguments
 
-    training = commands.add_parser(
-        "train",
-        help="train a MaskablePPO agent (checkpoints, --resume, --selfplay league)",
-        description="Train MaskablePPO on ENV against fixed opponents or a self-play league, "
-        "with checkpoints, resume, periodic and final evaluation. Needs the 'train' extra.",
-    )
-    add_train_arguments(training)
-    training.set_defaults(run=cmd_train)
-
-    export = commands.add_parser(
-        "export", help="a checkpoint's policy as a small numpy-only file (pretrained:path=...)"
-    )
-    export.add_argument(
-        "checkpoint", type=Path, help="checkpoint folder (runs/ENV/latest), or a run with --best"
-    )
-    export.add_argument("out", type=Path, help="the .npz file to write")
-    export.add_argument(
-        "--best",
-        metavar="OPPONENT",
-        choices=("random", "heuristic"),
-        help="CHECKPOINT is a `cardarena train --out` folder: export the checkpoint whose "
-        "periodic evaluation against OPPONENT (random or heuristic) was best",
-    )
-    export.add_argument(
-        "--min-step",
-        type=argtype("--min-step", MIN_STEP),
-        default=0,
-        metavar="N",
-        help="with --best: only checkpoints from this step on",
-    )
-    export.set_defaults(run=cmd_export)
-
-    curves = commands.add_parser(
-        "curves", help="learning-curve PNG (win rates over steps) from train output folders"
-    )
-    curves.add_argument("runs", nargs="+", type=Path, help="cardarena train --out folders")
-    curves.add_argument("--out", type=Path, default=Path("learning_curves.png"))
-    curves.set_defaults(run=cmd_curves)
+    parser = argparse.ArgumentParser(prog="cardarena", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    subcommands: list[tuple[str, type, Callable[..., int]]] = [
+        ("list", ListArgs, cmd_list),
+        ("play", PlayArgs, cmd_play),
+        ("eval", EvalArgs, cmd_eval),
+        ("replay", ReplayArgs, cmd_replay),
+        ("bench", BenchArgs, cmd_bench),
+        ("train", TrainArgs, cmd_train),
+        ("export", ExportArgs, cmd_export),
+        ("curves", CurvesArgs, cmd_curves),
+    ]
+    for name, schema, run in subcommands:
+        short, whole = summary(schema)
+        if name == "train":
+            short = "train a MaskablePPO agent (checkpoints, --resume, --selfplay league)"
+        command = commands.add_parser(name, help=short, description=whole)
+        if name == "bench":
+            add_bench_arguments(command)  # with its own notes (the env list)
+        elif name == "train":
+            add_train_arguments(command)  # with the DEFAULTS table and the epilog
+        else:
+            add_dataclass_arguments(command, schema)
+        command.set_defaults(run=run)
     return parser
 
 

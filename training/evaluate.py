@@ -2,13 +2,33 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pettingzoo import AECEnv
 
-from cardarena.agents import Agent, env_spec_of, per_seat, start_game
+from cardarena.agents import Agent, EnvSpec, env_spec_of, make_agent, per_seat, start_game
+from cardarena.envs.core import InvalidConfigError
+
+#: The fixed opponents a learner is measured, and a league anchored, against where the env
+#: has them (a game without a heuristic is evaluated against random alone).
+BASELINES = ("random", "heuristic")
+
+
+def available_baselines(env_spec: EnvSpec, candidates: Sequence[str] = BASELINES) -> list[str]:
+    """The ``candidates`` that play ``env_spec``: each is built and started in the first seat,
+    so a spec is kept exactly when ``make_agent`` plays it there (``heuristic`` refuses an env
+    without a strategy at ``start_game``)."""
+    seat = env_spec.make_raw().possible_agents[0]
+    found = []
+    for spec in candidates:
+        try:
+            start_game(make_agent(spec), seat, env_spec)
+        except InvalidConfigError:
+            continue
+        found.append(spec)
+    return found
 
 
 @dataclass(frozen=True)

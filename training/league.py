@@ -23,16 +23,24 @@ league in ``"latest"`` mode drifts into beating only its own recent selves and f
 fixed opponents (measured on Iron Man: 61% against the heuristic after 200k steps, 6-30% from
 600k on); ``cardarena train`` keeps half the games against the baselines by default. Even
 with that share, ``"latest"`` fell to 15-39% there, while ``"prioritised"`` held 47-64%.
+
+The same pool serves the RLlib backend (``rllib.loop.league_pool``, ``uniform`` mode).
+``save_loss_rates``/``restore_loss_rates`` keep the measured loss rates in ``league.json``
+beside a run's checkpoints, so a resumed ``prioritised`` league samples as before the stop.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from cardarena.agents.checkpoint_reader import is_checkpoint
 from cardarena.envs.core import InvalidConfigError
+from cardarena.envs.core.untrusted import read_json
 
 #: The ``mode=`` options of ``LeaguePool``.
 SAMPLING_MODES = ("latest", "uniform", "prioritised")
@@ -138,4 +146,46 @@ class LeaguePool:
         )
 
 
-__all__ = ["SAMPLING_MODES", "LeaguePool"]
+#: Beside the checkpoints of a self-play run: the league's last measured loss rates.
+LEAGUE_FILE = "league.json"
+
+
+def save_loss_rates(out: Path, pool: LeaguePool, step: int) -> None:
+    """Keep the league's measured loss rates beside the checkpoints (written atomically), so a
+    resumed ``prioritised`` league samples as before the stop instead of from equal weights.
+    Snapshots are named by their path relative to ``out``, so the run can move."""
+    rates = {
+        (os.path.relpath(entry, out) if is_checkpoint(entry) else entry): rate
+        for entry, rate in pool.loss_rates.items()
+    }
+    snapshots = [entry for entry in pool.loss_rates if is_checkpoint(entry)]
+    data = {
+        "step": step,
+        "loss_rates": rates,
+        "snapshots": [os.path.relpath(entry, out) for entry in snapshots],
+    }
+    temporary = out / f"{LEAGUE_FILE}.partial"
+    temporary.write_text(json.dumps(data, indent=1))
+    temporary.replace(out / LEAGUE_FILE)
+
+
+def restore_loss_rates(out: Path, pool: LeaguePool, step: int | None = None) -> None:
+    """Loss rates saved by ``save_loss_rates`` for the entries still in ``pool`` (a missing
+    or unreadable file leaves the pool as it is: the rates are measured again at the next
+    evaluation; rates measured after ``step``, the checkpoint resumed from, are not used)."""
+    try:
+        data = read_json(out / LEAGUE_FILE, "league state")
+        saved, measured = dict(data["loss_rates"]), int(data["step"])
+        snapshots = set(data.get("snapshots", []))
+    except (InvalidConfigError, KeyError, TypeError, ValueError):
+        return
+    if step is not None and measured > step:  # measured after the checkpoint resumed from
+        return
+    entries = {os.path.normpath(entry): entry for entry in pool.entries}
+    for name, rate in saved.items():
+        entry = os.path.normpath(out / name) if name in snapshots else name
+        if entry in entries and isinstance(rate, int | float) and not isinstance(rate, bool):
+            pool.record_result(entries[entry], float(rate))
+
+
+__all__ = ["LEAGUE_FILE", "SAMPLING_MODES", "LeaguePool", "restore_loss_rates", "save_loss_rates"]

@@ -43,22 +43,24 @@ def build_model(
     vec_env: Any,
     hyper: Mapping[str, Any],
     *,
-    n_epochs: int | None = None,
-    gamma: float | None = None,
     seed: int,
     after_update: Callable[[], None] | None = None,
+    device: str = "cpu",
+    **overrides: Any,
 ) -> Any:
     """A new MaskablePPO MlpPolicy on ``vec_env`` with ``hyper`` (a ``DEFAULTS`` entry,
-    ``TrainArgs.hyper`` or a checkpoint's settings; ``n_epochs``/``gamma`` override): the one
-    place the hyper-parameters meet the model (``cardarena bench --learn`` builds its models
-    here too, so it measures what training runs)."""
+    ``TrainArgs.hyper`` or a checkpoint's settings; ``overrides``, keys of ``SETTINGS`` such
+    as ``n_epochs`` or ``clip_range``, win unless None): the one place the hyper-parameters
+    meet the model (``cardarena bench --learn`` builds its models here too, so it measures
+    what training runs). ``device`` is torch's (``auto``, ``cpu``, ``cuda:1``); checkpoints
+    always hold CPU arrays."""
     from sb3_contrib import MaskablePPO
 
+    unknown = sorted(set(overrides) - set(SETTINGS))
+    if unknown:
+        raise InvalidConfigError(f"unknown model settings {unknown}; known: {sorted(SETTINGS)}")
     settings = {key: hyper.get(key, default) for key, default in SETTINGS.items()}
-    if n_epochs is not None:
-        settings["n_epochs"] = n_epochs
-    if gamma is not None:
-        settings["gamma"] = gamma
+    settings.update({key: value for key, value in overrides.items() if value is not None})
     missing = [key for key, value in settings.items() if value is None and key != "target_kl"]
     if missing:
         raise InvalidConfigError(f"model settings lack {', '.join(missing)}")
@@ -76,7 +78,7 @@ def build_model(
         **settings,
         policy_kwargs={"net_arch": net_arch},
         seed=seed,
-        device="cpu",
+        device=device,
         verbose=0,
     )
 

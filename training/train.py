@@ -20,11 +20,10 @@ Needs the ``train`` extra.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 import warnings
-from dataclasses import asdict, fields
+from dataclasses import asdict
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
@@ -35,24 +34,31 @@ from cardarena.agents import EnvSpec, MaskablePolicyAgent
 from cardarena.agents.numpy_policy import NumpyPolicyAgent, from_sb3_policy
 from cardarena.envs import make
 from cardarena.envs.core import InvalidConfigError
-from cardarena.envs.core.untrusted import read_json
 
 from .checkpoint import (
     capture_rng_state,
     is_checkpoint,
     load_checkpoint,
-    read_meta,
     rebuild_model,
     restore_rng_state,
     save_checkpoint,
 )
-from .evaluate import evaluate
+from .evaluate import BASELINES, available_baselines, evaluate
 from .jsonl import append_jsonl
-from .league import LeaguePool
+from .league import LEAGUE_FILE, LeaguePool, restore_loss_rates, save_loss_rates
 from .ppo import build_model
+from .resume import LEAGUE_SETTINGS, check_same_league, read_step, resume_point
 from .run_lock import RunLock
 from .single_agent import SingleAgentEnv
-from .train_args import DEFAULTS, FALLBACK, TrainArgs, add_arguments, args_from_namespace
+from .train_args import (
+    DEFAULTS,
+    FALLBACK,
+    TrainArgs,
+    add_arguments,
+    args_from_namespace,
+    flag_of,
+    ignored_by,
+)
 
 
 def _has(module: str) -> bool:
@@ -77,6 +83,8 @@ class _Trainer:
         self.spec = EnvSpec(args.env, _env_config(args))
         self.scaler = vec_env.envs[0].scaler
         self.opponents = list(args.opponent or [])
+        #: What every evaluation plays against: the baselines this env has.
+        self.baselines = available_baselines(self.spec)
 
     def env_fn(self) -> Any:
         return make(self.args.env, **_env_config(self.args))
@@ -126,8 +134,12 @@ class _Trainer:
             "final": final,
             "time": time.time(),
             "cpu_seconds": time.process_time(),  # this process (a resume starts again at 0)
+            "baselines": list(self.baselines),
         }
-        for name in ("random", "heuristic"):
+        missing = [name for name in BASELINES if name not in self.baselines]
+        if missing:  # said in the row, so a curve without them is not a lost measurement
+            row["not_evaluated"] = {name: f"{self.args.env} has no {name}" for name in missing}
+        for name in self.baselines:
             result = evaluate(self.env_fn, agent, name, games, seed)
             row[f"win_rate_{name}"] = result.win_rate
             row[f"mean_reward_{name}"] = result.mean_reward
@@ -195,8 +207,8 @@ class _AfterUpdate:
             self.next_snap = (step // args.snapshot_every + 1) * args.snapshot_every
         if self.next_eval is not None and step >= self.next_eval:
             row = trainer.evaluate(model, step, args.eval_games)
-            model.logger.record("eval/win_rate_random", row["win_rate_random"])
-            model.logger.record("eval/win_rate_heuristic", row["win_rate_heuristic"])
+            for name in trainer.baselines:
+                model.logger.record(f"eval/win_rate_{name}", row[f"win_rate_{name}"])
             self.next_eval = (step // args.eval_every + 1) * args.eval_every
         if step >= self.next_ckpt:
             trainer.save(model, step)
@@ -205,82 +217,6 @@ class _AfterUpdate:
             self.last_print = time.perf_counter()
             rate = (step - self.start_step) / max(self.last_print - self.started, 1e-9)
             print(f"\r{args.env}: step {step}/{self.total} ({rate:.0f}/s)", end="", file=sys.stderr)
-
-
-LEAGUE_FILE = "league.json"
-#: League settings a resume must repeat (they shape what the learner plays against).
-LEAGUE_SETTINGS = ("selfplay", "league_mode", "baseline_share", "snapshot_every", "max_snapshots")
-
-
-def _check_same_league(out: Path, args: TrainArgs) -> None:
-    """Refuse a resume whose league flags differ from the run's ``args.json`` (a default
-    that changed between versions would otherwise switch the sampling silently)."""
-    try:
-        saved = read_json(out / "args.json", "run arguments")
-    except InvalidConfigError:
-        return
-    if not isinstance(saved, dict):
-        return
-    differ = [
-        f"--{key.replace('_', '-')} {saved[key]!r} (now {getattr(args, key)!r})"
-        for key in LEAGUE_SETTINGS
-        if key in saved and saved[key] != getattr(args, key)
-    ]
-    if differ:
-        raise InvalidConfigError(
-            f"{out} was trained with {', '.join(differ)}; pass the same league flags to "
-            "--resume it, or train into another --out"
-        )
-
-
-def save_loss_rates(out: Path, pool: LeaguePool, step: int) -> None:
-    """Keep the league's measured loss rates beside the checkpoints (written atomically), so a
-    resumed ``prioritised`` league samples as before the stop instead of from equal weights.
-    Snapshots are named by their path relative to ``out``, so the run can move."""
-    rates = {
-        (os.path.relpath(entry, out) if is_checkpoint(entry) else entry): rate
-        for entry, rate in pool.loss_rates.items()
-    }
-    snapshots = [entry for entry in pool.loss_rates if is_checkpoint(entry)]
-    data = {
-        "step": step,
-        "loss_rates": rates,
-        "snapshots": [os.path.relpath(entry, out) for entry in snapshots],
-    }
-    temporary = out / f"{LEAGUE_FILE}.partial"
-    temporary.write_text(json.dumps(data, indent=1))
-    temporary.replace(out / LEAGUE_FILE)
-
-
-def restore_loss_rates(out: Path, pool: LeaguePool, step: int | None = None) -> None:
-    """Loss rates saved by ``save_loss_rates`` for the entries still in ``pool`` (a missing
-    or unreadable file leaves the pool as it is: the rates are measured again at the next
-    evaluation; rates measured after ``step``, the checkpoint resumed from, are not used)."""
-    try:
-        data = read_json(out / LEAGUE_FILE, "league state")
-        saved, measured = dict(data["loss_rates"]), int(data["step"])
-        snapshots = set(data.get("snapshots", []))
-    except (InvalidConfigError, KeyError, TypeError, ValueError):
-        return
-    if step is not None and measured > step:  # measured after the checkpoint resumed from
-        return
-    entries = {os.path.normpath(entry): entry for entry in pool.entries}
-    for name, rate in saved.items():
-        entry = os.path.normpath(out / name) if name in snapshots else name
-        if entry in entries and isinstance(rate, int | float) and not isinstance(rate, bool):
-            pool.record_result(entries[entry], float(rate))
-
-
-def resume_point(out: Path) -> Path:
-    """The newest complete checkpoint of a run: ``out/latest``, or a ``checkpoints/step_N``
-    written after it when a kill came between the two saves (``step_N`` is written first)."""
-    best, best_step = out / "latest", -1
-    candidates = [out / "latest", *sorted((out / "checkpoints").glob("step_*"))]
-    for path in candidates:
-        step = read_step(path)
-        if step is not None and step > best_step:
-            best, best_step = path, step
-    return best
 
 
 def train(args: TrainArgs) -> Path:
@@ -298,6 +234,7 @@ def train(args: TrainArgs) -> Path:
             "pip install -e '.[train]' from a clone, or pip install 'cardarena[train]'"
         ) from missing
     args = args.resolved()
+    _warn_ignored(args, "sb3", "RLlib only")
     out: Path = args.out  # type: ignore[assignment]
     out.mkdir(parents=True, exist_ok=True)
     with RunLock(out):
@@ -309,7 +246,7 @@ def _train_locked(
 ) -> Path:
     """``train`` once this process holds the run folder's lock."""
     if args.resume:
-        _check_same_league(out, args)
+        check_same_league(out, args)
     latest = resume_point(out)
     checkpoint = (
         load_checkpoint(latest, expect_env=EnvSpec(args.env, _env_config(args)))
@@ -326,7 +263,8 @@ def _train_locked(
     torch.set_num_threads(args.torch_threads)
 
     pool: LeaguePool | None = None
-    baselines = args.opponent or (["random", "heuristic"] if args.selfplay else ["random"])
+    spec = EnvSpec(args.env, _env_config(args))
+    baselines = args.opponent or (available_baselines(spec) if args.selfplay else ["random"])
     if args.selfplay:
         snapshots: list[str] = []
         if checkpoint is not None:
@@ -353,14 +291,19 @@ def _train_locked(
         model = build_model(
             vec_env,
             args.hyper,
-            n_epochs=args.n_epochs,
-            gamma=args.gamma,
             seed=args.seed,
             after_update=after_update,
+            device=args.device,
+            n_epochs=args.n_epochs,
+            gamma=args.gamma,
+            gae_lambda=args.gae_lambda,
+            clip_range=args.clip_range,
+            vf_coef=args.vf_coef,
+            max_grad_norm=args.max_grad_norm,
         )
         (out / "args.json").write_text(json.dumps(asdict(args), default=str, indent=2))
     else:
-        model = rebuild_model(checkpoint, vec_env, after_update, seed=args.seed)
+        model = rebuild_model(checkpoint, vec_env, after_update, seed=args.seed, device=args.device)
         trainer.restore_rng(checkpoint.rng_state)
     after_update.model = model
     formats = ["csv"] + (["tensorboard"] if _has("tensorboard") else [])
@@ -386,26 +329,20 @@ def _train_locked(
         f"{args.env}: trained to step {step} ({step - start_step} steps in {seconds:.0f} s, "
         f"{(step - start_step) / max(seconds, 1e-9):.0f}/s); checkpoint {final}"
     )
-    print(f"final evaluation vs random:    {row['summary_random']}")
-    print(f"final evaluation vs heuristic: {row['summary_heuristic']}")
+    for name in trainer.baselines:
+        print(f"final evaluation vs {name + ':':<10} {row[f'summary_{name}']}")
+    for name, reason in row.get("not_evaluated", {}).items():
+        print(f"final evaluation vs {name + ':':<10} none ({reason})")
     vec_env.close()
     return final
 
 
-def read_step(path: Path) -> int | None:
-    """The step of the checkpoint at ``path``, or None when there is none."""
-    try:
-        return int(read_meta(path)["step"])
-    except InvalidConfigError:
-        return None
-
-
-#: The ``TrainArgs`` fields ``--backend rllib`` uses (the rest are MaskablePPO's).
-RLLIB_FLAGS = {
-    "env", "steps", "out", "seed", "resume", "opponent", "selfplay", "snapshot_every",
-    "baseline_share", "num_players", "final_eval_games", "address", "num_env_runners",
-    "backend", "progress", "hyper",
-}  # fmt: skip
+def _warn_ignored(args: TrainArgs, backend: str, why: str) -> None:
+    """Warn about the flags set that ``backend`` does not use (each field's ``backends``)."""
+    ignored = ignored_by(args, backend)
+    if ignored:
+        flags = ", ".join(flag_of(name) for name in ignored)
+        warnings.warn(f"--backend {backend} ignores {flags} ({why})", UserWarning, stacklevel=3)
 
 
 def _train_rllib(args: TrainArgs) -> Path:
@@ -417,14 +354,7 @@ def _train_rllib(args: TrainArgs) -> Path:
         )
     from .rllib import train_from_args
 
-    ignored = sorted(
-        f.name
-        for f in fields(TrainArgs)
-        if f.name not in RLLIB_FLAGS and getattr(args, f.name) != getattr(TrainArgs(), f.name)
-    )
-    if ignored:
-        flags = ", ".join("--" + name.replace("_", "-") for name in ignored)
-        warnings.warn(f"--backend rllib ignores {flags} (SB3 only)", UserWarning, stacklevel=2)
+    _warn_ignored(args, "rllib", "SB3 only")
     out = Path(args.out) if args.out is not None else Path("runs") / f"{args.env}_rllib"
     resolved = args.resolved()
     resolved.out = out
@@ -438,9 +368,15 @@ def _train_rllib(args: TrainArgs) -> Path:
 __all__ = [
     "DEFAULTS",
     "FALLBACK",
+    "LEAGUE_FILE",
+    "LEAGUE_SETTINGS",
     "TrainArgs",
     "add_arguments",
     "args_from_namespace",
     "build_model",
+    "read_step",
+    "restore_loss_rates",
+    "resume_point",
+    "save_loss_rates",
     "train",
 ]

@@ -1,27 +1,35 @@
 """The ``cardarena train`` argument schema: one documented dataclass, ``TrainArgs``, whose
-field docstrings are the ``--help`` texts (the CleanRL way), the per-game hyper-parameter
-table ``DEFAULTS``, and the checks every value passes before a run starts (flags and
+fields are the flags (``schema.add_dataclass_arguments``: docstrings as ``--help``, types from
+the annotations, each field's ``rule`` as its check), the per-game hyper-parameter table
+``DEFAULTS``, and the checks every value passes before a run starts (flags and
 ``train(TrainArgs(...))`` alike), so a bad value is refused naming the flag, the value and
-what is allowed.
+what is allowed. Each field's ``backends`` metadata says which backend uses it; the other
+backend warns when it is set (``ignored_by``).
 """
 
 from __future__ import annotations
 
-import argparse
-import itertools
-import math
 import os
-import re
-from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from cardarena.envs import ENVS
 from cardarena.envs.core import InvalidConfigError, check_seed
 from cardarena.envs.core.aec import config_keys
 
 from .league import SAMPLING_MODES
+from .schema import (
+    Number,
+    Pattern,
+    add_dataclass_arguments,
+    argtype,
+    choices_of,
+    default_of,
+    meta,
+    shown,
+)
+from .schema import flag_of as schema_flag_of
 
 #: Per-game hyper-parameters: the one place to tune them. ``n_steps`` is per env, so a
 #: rollout is ``n_steps * n_envs`` decisions (1024 with the default 8 envs).
@@ -59,85 +67,160 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 BACKENDS = ("sb3", "rllib")
 #: For an env without its own entry in ``DEFAULTS``.
 FALLBACK = DEFAULTS["promise_war_v0"]
+#: The ``TrainArgs`` fields a game's ``DEFAULTS`` entry fills when they are None.
+PER_GAME = ("n_steps", "batch_size", "net_arch", "learning_rate", "ent_coef")
+#: Counts of things kept in memory at once (envs, layer units, threads) stay below this.
+_MANY = 1 << 16
+_NEVER = 10**12
+#: Which backends a field applies to (``backends`` metadata; a field without it: both).
+SB3: dict[str, Any] = {"backends": ("sb3",)}
+RLLIB: dict[str, Any] = {"backends": ("rllib",)}
+#: torch devices: ``auto`` (CUDA when available), ``cpu``, ``cuda``, ``cuda:N``, ``mps``.
+DEVICE = Pattern(r"auto|cpu|mps|cuda(:[0-9]{1,3})?", "auto, cpu, mps, cuda or cuda:N")
 
 
 @dataclass
 class TrainArgs:
-    env: str = "promise_war_v0"
-    """Which registered env to train on (``cardarena list``)."""
-    steps: int = 200_000
+    """Train MaskablePPO on ENV against fixed opponents or a self-play league, with
+    checkpoints, resume, periodic and final evaluation. Needs the 'train' extra (or, with
+    ``--backend rllib``, the 'rllib' extra)."""
+
+    env: str = field(default="promise_war_v0", metadata=meta(positional=True))
+    """Env name, e.g. promise_war_v0 (see ``cardarena list``)."""
+    steps: int = field(default=200_000, metadata=meta(rule=Number(int, 1, _NEVER)))
     """Total learner decisions (over all envs); on ``--resume`` the total including the steps
     already done."""
-    opponent: list[str] | None = None
+    opponent: list[str] | None = field(default=None, metadata=meta(metavar="SPEC"))
     """Agent specs for the other seats, one drawn per episode (default ``random``; with
-    ``--selfplay`` the league's baselines, default ``random`` and ``heuristic``)."""
+    ``--selfplay`` the league's baselines, default ``random`` and ``heuristic`` where the env
+    has one)."""
     selfplay: bool = False
     """Play a league of the learner's own frozen snapshots mixed with the baselines."""
-    out: Path | None = None
+    out: Path | None = field(default=None, metadata=meta(metavar="DIR"))
     """Output folder (default ``runs/<env>``)."""
-    seed: int = 0
+    seed: int = field(
+        default=0, metadata=meta(rule=Number(int, 0, 2**32 - 1))
+    )  # numpy's global seed takes 32 bits
     """Seeds torch, numpy, the envs, the opponents and the evaluation games."""
     resume: bool = False
     """Continue from ``out/latest`` (or a newer ``checkpoints/step_N``): same step counter,
     RNG states and opponent pool."""
-    backend: str = "sb3"
+    backend: str = field(default="sb3", metadata=meta(choices=BACKENDS))
     """``sb3`` (MaskablePPO, the ``train`` extra) or ``rllib`` (RLlib PPO self-play on Ray, the
-    ``rllib`` extra; ``cardarena.training.rllib``). With ``rllib`` these flags apply: steps
-    (env steps of all seats), out, seed, resume, opponent, selfplay, snapshot_every,
-    baseline_share, num_players, final_eval_games, address, num_env_runners; the others
-    are MaskablePPO's and are ignored with a warning."""
-    address: str | None = None
-    """With ``--backend rllib``: the Ray cluster to join, e.g. ``ray://host:10001`` or
-    ``host:6379`` (default: start a local Ray)."""
-    num_env_runners: int = 1
-    """With ``--backend rllib``: Ray actors sampling games (1 CPU each)."""
-    n_envs: int = 8
+    ``rllib`` extra; ``cardarena.training.rllib``). Flags marked [sb3 only] or [rllib only]
+    are ignored, with a warning, by the other backend."""
+    address: str | None = field(default=None, metadata=meta(metavar="ADDR", **RLLIB))
+    """The Ray cluster to join, e.g. ``ray://host:10001`` or ``host:6379`` (default: start a
+    local Ray)."""
+    num_env_runners: int = field(default=1, metadata=meta(rule=Number(int, 1, 1024), **RLLIB))
+    """Ray actors sampling games (1 CPU each)."""
+    n_envs: int = field(default=8, metadata=meta(rule=Number(int, 1, 1024), **SB3))
     """In-process envs (DummyVecEnv); 8 is the fast geometry on 2 CPU cores."""
-    num_players: int | None = None
+    num_players: int | None = field(default=None, metadata=meta(rule=Number(int, 2, 64)))
     """Seats at the table for envs that take ``num_players`` (None: the env's default)."""
-    n_steps: int | None = None
+    n_steps: int | None = field(default=None, metadata=meta(rule=Number(int, 1, 1 << 20), **SB3))
     """Rollout length per env (None: the game's entry in ``DEFAULTS``)."""
-    batch_size: int | None = None
-    """Minibatch size (None: ``DEFAULTS``)."""
-    net_arch: list[int] | None = None
+    batch_size: int | None = field(default=None, metadata=meta(rule=Number(int, 2, 1 << 24), **SB3))
+    """Minibatch size (None: ``DEFAULTS``; SB3 normalises advantages, so at least 2)."""
+    net_arch: list[int] | None = field(
+        default=None, metadata=meta(rule=Number(int, 1, _MANY), metavar="UNITS", **SB3)
+    )
     """Hidden layer sizes of policy and value networks (None: ``DEFAULTS``)."""
-    learning_rate: float | None = None
+    learning_rate: float | None = field(
+        default=None, metadata=meta(rule=Number(float, 0.0, 1.0, low_open=True), **SB3)
+    )
     """Adam learning rate (None: ``DEFAULTS``)."""
-    ent_coef: float | None = None
+    ent_coef: float | None = field(default=None, metadata=meta(rule=Number(float, 0.0, 1e6), **SB3))
     """Entropy bonus (None: ``DEFAULTS``)."""
-    n_epochs: int = 5
+    n_epochs: int = field(default=5, metadata=meta(rule=Number(int, 1, 10_000), **SB3))
     """PPO epochs per rollout."""
-    gamma: float = 0.99
+    gamma: float = field(
+        default=0.99, metadata=meta(rule=Number(float, 0.0, 1.0, low_open=True), **SB3)
+    )
     """Discount factor."""
-    checkpoint_every: int = 20_000
+    gae_lambda: float = field(default=0.95, metadata=meta(rule=Number(float, 0.0, 1.0), **SB3))
+    """GAE's bias-variance trade-off for the advantages (1: Monte Carlo returns)."""
+    clip_range: float = field(
+        default=0.2, metadata=meta(rule=Number(float, 0.0, 10.0, low_open=True), **SB3)
+    )
+    """PPO's clipping of the policy ratio."""
+    vf_coef: float = field(default=0.5, metadata=meta(rule=Number(float, 0.0, 1e6), **SB3))
+    """Weight of the value loss in the PPO loss."""
+    max_grad_norm: float = field(
+        default=0.5, metadata=meta(rule=Number(float, 0.0, 1e6, low_open=True), **SB3)
+    )
+    """Gradients are clipped to this global norm."""
+    device: str = field(default="cpu", metadata=meta(rule=DEVICE, metavar="DEVICE", **SB3))
+    """Torch device for the network (``auto``: CUDA when available). Not a checkpoint
+    setting: a resumed run may use another device; checkpoints hold CPU arrays."""
+    checkpoint_every: int = field(default=20_000, metadata=meta(rule=Number(int, 1, _NEVER), **SB3))
     """Steps between checkpoints (``out/checkpoints/step_<N>`` and ``out/latest``)."""
-    eval_every: int = 20_000
-    """Steps between evaluations against random and the heuristic (0: none during training)."""
-    eval_games: int = 100
+    eval_every: int = field(default=20_000, metadata=meta(rule=Number(int, 0, _NEVER), **SB3))
+    """Steps between evaluations against random and the heuristic (0: none during training;
+    an env without a heuristic is evaluated against random alone)."""
+    eval_games: int = field(default=100, metadata=meta(rule=Number(int, 0, 10**7), **SB3))
     """Games per opponent in each periodic evaluation (seats rotate)."""
-    final_eval_games: int = 400
+    final_eval_games: int = field(default=400, metadata=meta(rule=Number(int, 0, 10**7)))
     """Games per opponent in the final evaluation."""
-    snapshot_every: int = 20_000
+    snapshot_every: int = field(default=20_000, metadata=meta(rule=Number(int, 1, _NEVER)))
     """With ``--selfplay``: steps between snapshots added to the league pool."""
-    league_mode: str = "prioritised"
+    league_mode: str = field(default="prioritised", metadata=meta(choices=SAMPLING_MODES, **SB3))
     """With ``--selfplay``: pool sampling, ``prioritised`` (by the learner's loss rate against
     each entry, measured at each evaluation), ``latest`` or ``uniform``. On Iron Man
     ``latest`` drifted to 15-39% against the heuristic, ``prioritised`` held 47-64%."""
-    baseline_share: float = 0.5
+    baseline_share: float = field(default=0.5, metadata=meta(rule=Number(float, 0.0, 1.0)))
     """With ``--selfplay``: share of games against the baselines (random, heuristic), the rest
     against snapshots; a league without it forgets the fixed opponents (see ``league.py``)."""
-    league_eval_games: int = 20
+    league_eval_games: int = field(default=20, metadata=meta(rule=Number(int, 0, 10**7), **SB3))
     """With ``--selfplay``: games against each snapshot at each evaluation (loss rates)."""
-    max_snapshots: int = 20
+    max_snapshots: int = field(default=20, metadata=meta(rule=Number(int, 1, 10_000), **SB3))
     """With ``--selfplay``: the oldest snapshots leave the pool beyond this many."""
-    rate_games: int = 0
+    rate_games: int = field(default=0, metadata=meta(rule=Number(int, 0, 10**7), **SB3))
     """With ``--selfplay``: games per pairing of a ``run_tournament`` rating of the pool at
     each evaluation (0: off; it grows quadratically with the pool, so it is not cheap)."""
-    torch_threads: int = 1
+    torch_threads: int = field(default=1, metadata=meta(rule=Number(int, 1, 1024), **SB3))
     """``torch.set_num_threads``."""
     progress: bool = True
     """Progress bar (SB3's with tqdm and rich installed, else a counter line on stderr)."""
-    hyper: dict[str, Any] = field(default_factory=dict, repr=False)
+    rllib_policies: Literal["shared", "per_seat"] = field(default="shared", metadata=meta(**RLLIB))
+    """One policy shared by every seat (self-play; needed by ``--selfplay``) or one per
+    seat."""
+    rllib_hidden: list[int] = field(
+        default_factory=lambda: [128, 128],
+        metadata=meta(rule=Number(int, 1, _MANY), metavar="UNITS", **RLLIB),
+    )
+    """Hidden layer sizes of the RLModule's policy and value MLPs."""
+    rllib_train_batch_size: int = field(
+        default=2048, metadata=meta(rule=Number(int, 2, 1 << 24), **RLLIB)
+    )
+    """Env steps per PPO update (``train_batch_size_per_learner``)."""
+    rllib_minibatch_size: int = field(
+        default=256, metadata=meta(rule=Number(int, 2, 1 << 24), **RLLIB)
+    )
+    """SGD minibatch size (at most the train batch size)."""
+    rllib_num_epochs: int = field(default=5, metadata=meta(rule=Number(int, 1, 10_000), **RLLIB))
+    """Passes over each train batch."""
+    rllib_lr: float = field(
+        default=3e-4, metadata=meta(rule=Number(float, 0.0, 1.0, low_open=True), **RLLIB)
+    )
+    """Adam learning rate."""
+    rllib_entropy_coeff: float = field(
+        default=0.01, metadata=meta(rule=Number(float, 0.0, 1e6), **RLLIB)
+    )
+    """Entropy bonus."""
+    rllib_gamma: float = field(
+        default=0.99, metadata=meta(rule=Number(float, 0.0, 1.0, low_open=True), **RLLIB)
+    )
+    """Discount factor."""
+    rllib_rollout_fragment_length: int = field(
+        default=0, metadata=meta(rule=Number(int, 0, 1 << 20), **RLLIB)
+    )
+    """Env steps each env runner samples per fragment (0: ``auto``, from the batch size)."""
+    rllib_num_envs_per_env_runner: int = field(
+        default=1, metadata=meta(rule=Number(int, 1, 1024), **RLLIB)
+    )
+    """Envs each Ray env runner steps."""
+    hyper: dict[str, Any] = field(default_factory=dict, metadata=meta(cli=False))
     """Filled by ``resolved()``: the hyper-parameters actually used."""
 
     def resolved(self) -> TrainArgs:
@@ -147,17 +230,14 @@ class TrainArgs:
             raise InvalidConfigError(
                 f"unknown env {self.env!r}; available: {', '.join(sorted(ENVS))}"
             )
-        if self.backend not in BACKENDS:
-            raise InvalidConfigError(f"--backend must be one of {BACKENDS}, got {self.backend!r}")
-        if self.league_mode not in SAMPLING_MODES:
-            raise InvalidConfigError(
-                f"--league-mode must be one of {SAMPLING_MODES}, got {self.league_mode!r}"
-            )
-        for name in ("selfplay", "resume", "progress"):
-            if not isinstance(getattr(self, name), bool):
+        for f in fields(self):
+            value, choices = getattr(self, f.name), choices_of(TrainArgs, f.name)
+            if choices is not None and value not in choices:
                 raise InvalidConfigError(
-                    f"{flag_of(name)} must be True or False, got {getattr(self, name)!r}"
+                    f"{flag_of(f.name)} must be one of {choices}, got {value!r}"
                 )
+            if isinstance(f.default, bool) and not isinstance(value, bool):
+                raise InvalidConfigError(f"{flag_of(f.name)} must be True or False, got {value!r}")
         _check_optional_text(self.address, "address")
         if self.out is not None and not isinstance(self.out, (str, os.PathLike)):
             raise InvalidConfigError(f"--out must be a folder path, got {self.out!r}")
@@ -172,18 +252,27 @@ class TrainArgs:
             value = getattr(self, name)
             if value is None and name in OPTIONAL:
                 continue
-            if name == "net_arch":
-                _check_net_arch(value)
+            if name in LAYERS:
+                _check_layers(name, value)
                 continue
             problem = rule.problem(value)
             if problem:
                 raise InvalidConfigError(f"{flag_of(name)} {problem}")
+        for name, text_rule in TEXT_RULES.items():
+            problem = text_rule.problem(getattr(self, name))
+            if problem:
+                raise InvalidConfigError(f"{flag_of(name)} {problem}")
+        if self.rllib_minibatch_size > self.rllib_train_batch_size:
+            raise InvalidConfigError(
+                f"--rllib-minibatch-size must be at most --rllib-train-batch-size = "
+                f"{self.rllib_train_batch_size}, got {self.rllib_minibatch_size}"
+            )
         check_seed(self.seed)
         _check_num_players(self.env, self.num_players)
         base = DEFAULTS.get(self.env, FALLBACK)
         hyper = {
             key: getattr(self, key) if getattr(self, key) is not None else base[key]
-            for key in ("n_steps", "batch_size", "net_arch", "learning_rate", "ent_coef")
+            for key in PER_GAME
         }
         rollout = hyper["n_steps"] * self.n_envs
         if hyper["batch_size"] > rollout:
@@ -198,141 +287,58 @@ class TrainArgs:
         return TrainArgs(**values)
 
 
-@dataclass(frozen=True)
-class Number:
-    """What a numeric flag allows: an ``int`` or a finite ``float`` within bounds. The one
-    definition both the argparse ``type=`` (``argtype``) and ``TrainArgs.resolved`` check, so
-    a value is refused the same way from the shell and from Python."""
-
-    kind: type = int
-    low: float | None = None
-    high: float | None = None
-    low_open: bool = False
-
-    def describe(self) -> str:
-        """``an integer >= 1``, ``a finite number in (0, 1]`` ..."""
-        what = "an integer" if self.kind is int else "a finite number"
-        low, high = self._shown(self.low), self._shown(self.high)
-        if self.low is not None and self.high is not None:
-            return f"{what} in {'(' if self.low_open else '['}{low}, {high}]"
-        if self.low is not None:
-            return f"{what} {'>' if self.low_open else '>='} {low}"
-        if self.high is not None:
-            return f"{what} <= {high}"
-        return what
-
-    def _shown(self, bound: float | None) -> str:
-        return str(int(bound)) if self.kind is int and bound is not None else f"{bound:g}"
-
-    def problem(self, value: Any) -> str | None:
-        """None if ``value`` is allowed, else ``must be <what is allowed>, got <value>``."""
-        wrong = f"must be {self.describe()}, got {_shown(value)}"
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return wrong
-        if self.kind is int and not isinstance(value, int):
-            return wrong
-        if isinstance(value, float) and not math.isfinite(value):
-            return wrong
-        if self.low is not None and (value <= self.low if self.low_open else value < self.low):
-            return wrong
-        if self.high is not None and value > self.high:
-            return wrong
-        return None
-
-    def parse(self, text: str) -> int | float:
-        """``text`` as this number; ``ValueError`` saying what is allowed."""
-        stripped = text.strip()
-        value: int | float
-        if self.kind is int:
-            if not _INT.fullmatch(stripped):
-                raise ValueError(f"must be {self.describe()}, got {_shown(text)}")
-            value = int(stripped)
-        else:
-            try:
-                value = float(stripped)
-            except ValueError:
-                raise ValueError(f"must be {self.describe()}, got {_shown(text)}") from None
-        problem = self.problem(value)
-        if problem:
-            raise ValueError(f"must be {self.describe()}, got {_shown(text)}")
-        return value
-
-
-#: An integer literal: at most 40 ASCII digits (``int()`` would also take ``1_000``, other
-#: scripts' digits, and thousands of digits at quadratic cost).
-_INT = re.compile(r"[+-]?[0-9]{1,40}")
-#: Counts of things kept in memory at once (envs, layer units, threads) stay below this.
-_MANY = 1 << 16
-_NEVER = 10**12
-
-
-def argtype(flag: str, rule: Number) -> Callable[[str], int | float]:
-    """An argparse ``type=`` for ``rule``: a bad value is argparse's usage error naming
-    ``flag``, the value and what is allowed."""
-
-    def convert(text: str) -> int | float:
-        try:
-            return rule.parse(text)
-        except ValueError as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
-
-    convert.__name__ = rule.describe()  # argparse names the type in some messages
-    return convert
-
-
-#: Every numeric ``TrainArgs`` field and what it allows (``test_every_field_is_checked``
-#: keeps this table complete).
+_FIELDS = {f.name: f for f in fields(TrainArgs)}
+#: Every numeric ``TrainArgs`` field and what it allows, read off the fields' ``rule``
+#: (``test_every_field_is_checked`` keeps it complete): the one table both the flags'
+#: ``type=`` and ``TrainArgs.resolved`` check.
 RULES: dict[str, Number] = {
-    "steps": Number(int, 1, _NEVER),
-    "seed": Number(int, 0, 2**32 - 1),  # numpy's global seed (SB3) takes 32 bits
-    "num_env_runners": Number(int, 1, 1024),
-    "n_envs": Number(int, 1, 1024),
-    "num_players": Number(int, 2, 64),
-    "n_steps": Number(int, 1, 1 << 20),
-    "batch_size": Number(int, 2, 1 << 24),  # SB3 normalises advantages: at least 2
-    "net_arch": Number(int, 1, _MANY),
-    "learning_rate": Number(float, 0.0, 1.0, low_open=True),
-    "ent_coef": Number(float, 0.0, 1e6),
-    "n_epochs": Number(int, 1, 10_000),
-    "gamma": Number(float, 0.0, 1.0, low_open=True),
-    "checkpoint_every": Number(int, 1, _NEVER),
-    "eval_every": Number(int, 0, _NEVER),
-    "eval_games": Number(int, 0, 10**7),
-    "final_eval_games": Number(int, 0, 10**7),
-    "snapshot_every": Number(int, 1, _NEVER),
-    "baseline_share": Number(float, 0.0, 1.0),
-    "league_eval_games": Number(int, 0, 10**7),
-    "max_snapshots": Number(int, 1, 10_000),
-    "rate_games": Number(int, 0, 10**7),
-    "torch_threads": Number(int, 1, 1024),
+    name: f.metadata["rule"]
+    for name, f in _FIELDS.items()
+    if isinstance(f.metadata.get("rule"), Number)
+}
+#: The text fields with a rule (``device``).
+TEXT_RULES: dict[str, Pattern] = {
+    name: f.metadata["rule"]
+    for name, f in _FIELDS.items()
+    if isinstance(f.metadata.get("rule"), Pattern)
 }
 #: Fields whose None means "the default" (DEFAULTS or the env's own).
-OPTIONAL = ("num_players", "n_steps", "batch_size", "net_arch", "learning_rate", "ent_coef")
-#: ``net_arch`` has at most this many hidden layers.
+OPTIONAL = tuple(name for name in RULES if default_of(_FIELDS[name]) is None)
+#: Fields holding layer sizes; each has at most ``MAX_LAYERS``.
+LAYERS = ("net_arch", "rllib_hidden")
 MAX_LAYERS = 16
 
 
 def flag_of(name: str) -> str:
     """``batch_size`` -> ``--batch-size`` (``progress`` is ``--no-progress``)."""
-    return "--no-progress" if name == "progress" else "--" + name.replace("_", "-")
+    return schema_flag_of(TrainArgs, name)
 
 
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+def backends_of(name: str) -> tuple[str, ...]:
+    """The backends field ``name`` applies to."""
+    return tuple(_FIELDS[name].metadata.get("backends", BACKENDS))
 
 
-def _check_net_arch(value: Any) -> None:
-    rule = RULES["net_arch"]
+def ignored_by(args: TrainArgs, backend: str) -> list[str]:
+    """The fields set away from their defaults that ``backend`` does not use (sorted)."""
+    return sorted(
+        f.name
+        for f in fields(TrainArgs)
+        if backend not in backends_of(f.name) and getattr(args, f.name) != default_of(f)
+    )
+
+
+def _check_layers(name: str, value: Any) -> None:
+    rule, flag = RULES[name], flag_of(name)
     if not isinstance(value, (list, tuple)) or not 1 <= len(value) <= MAX_LAYERS:
         raise InvalidConfigError(
-            f"--net-arch must be 1 to {MAX_LAYERS} layer sizes, each {rule.describe()}, "
-            f"got {_shown(value)}"
+            f"{flag} must be 1 to {MAX_LAYERS} layer sizes, each {rule.describe()}, "
+            f"got {shown(value)}"
         )
     for units in value:
         problem = rule.problem(units)
         if problem:
-            raise InvalidConfigError(f"--net-arch: each layer size {problem}")
+            raise InvalidConfigError(f"{flag}: each layer size {problem}")
 
 
 def _check_optional_text(value: Any, name: str) -> None:
@@ -361,44 +367,16 @@ def _check_num_players(env: str, num_players: int | None) -> None:
 
 def add_arguments(parser: Any) -> None:
     """The ``cardarena train`` flags, one per ``TrainArgs`` field."""
-    defaults = TrainArgs()
-    parser.add_argument("env", help="env name, e.g. promise_war_v0 (see `cardarena list`)")
-    docs = _field_docs()
+    notes: dict[str, str] = {}
     for f in fields(TrainArgs):
-        if f.name in ("env", "hyper"):
-            continue
-        flag = flag_of(f.name)
-        default = getattr(defaults, f.name)
-        doc = docs.get(f.name, "")
-        if f.name in ("n_steps", "batch_size", "net_arch", "learning_rate", "ent_coef"):
-            doc += " Defaults: " + ", ".join(f"{e} {v[f.name]}" for e, v in DEFAULTS.items())
-        if f.name in RULES:
-            doc += f" Allowed: {RULES[f.name].describe()}."
-        doc = _escape(doc)
-        if f.name == "progress":
-            parser.add_argument(flag, dest="progress", action="store_false", help=doc)
-        elif isinstance(default, bool):
-            parser.add_argument(flag, action="store_true", help=doc)
-        elif f.name == "opponent":
-            parser.add_argument(flag, action="append", metavar="SPEC", help=doc + " Repeatable.")
-        elif f.name == "net_arch":
-            parser.add_argument(
-                flag, type=argtype(flag, RULES[f.name]), nargs="+", metavar="UNITS", help=doc
-            )
-        elif f.name == "out":
-            parser.add_argument(flag, type=Path, metavar="DIR", help=doc)
-        elif f.name == "backend":
-            parser.add_argument(flag, choices=BACKENDS, default=default, help=doc)
-        elif f.name == "address":
-            parser.add_argument(flag, metavar="ADDR", help=doc)
-        elif f.name == "league_mode":
-            parser.add_argument(flag, choices=SAMPLING_MODES, default=default, help=doc)
-        else:
-            rule = RULES[f.name]
-            metavar = "N" if rule.kind is int else "X"
-            parser.add_argument(
-                flag, type=argtype(flag, rule), default=default, metavar=metavar, help=doc
-            )
+        note = []
+        if f.name in PER_GAME:
+            note.append("Defaults: " + ", ".join(f"{e} {v[f.name]}" for e, v in DEFAULTS.items()))
+        backends = backends_of(f.name)
+        if len(backends) == 1:
+            note.append(f"[{backends[0]} only]")
+        notes[f.name] = " ".join(note)
+    add_dataclass_arguments(parser, TrainArgs, notes)
     parser.epilog = (  # argparse %-formats an epilog only if it holds "%(prog)"
         "Writes out/checkpoints/step_N, out/latest, out/eval.jsonl and "
         "out/logs/run_*/progress.csv; "
@@ -407,35 +385,11 @@ def add_arguments(parser: Any) -> None:
     )
 
 
-def _escape(text: str) -> str:
-    """argparse %-formats help texts (``%(default)s``): a literal ``%`` must be doubled."""
-    return text.replace("%", "%%")
-
-
 def args_from_namespace(ns: Any) -> TrainArgs:
     """The ``TrainArgs`` of parsed ``cardarena train`` flags (unchecked: see ``resolved``)."""
     return TrainArgs(
         **{f.name: getattr(ns, f.name) for f in fields(TrainArgs) if hasattr(ns, f.name)}
     )
-
-
-def _field_docs() -> dict[str, str]:
-    """Each field's docstring, read from this module's source."""
-    import ast
-    import inspect
-
-    tree = ast.parse(inspect.getsource(TrainArgs))
-    body = tree.body[0].body  # type: ignore[attr-defined]
-    docs: dict[str, str] = {}
-    for node, following in itertools.pairwise(body):
-        if (
-            isinstance(node, ast.AnnAssign)
-            and isinstance(node.target, ast.Name)
-            and isinstance(following, ast.Expr)
-            and isinstance(following.value, ast.Constant)
-        ):
-            docs[node.target.id] = " ".join(str(following.value.value).split())
-    return docs
 
 
 def _has_module(module: str) -> bool:
@@ -450,13 +404,17 @@ def _has_module(module: str) -> bool:
 __all__ = [
     "BACKENDS",
     "DEFAULTS",
+    "DEVICE",
     "FALLBACK",
     "OPTIONAL",
+    "PER_GAME",
     "RULES",
     "Number",
     "TrainArgs",
     "add_arguments",
     "args_from_namespace",
     "argtype",
+    "backends_of",
     "flag_of",
+    "ignored_by",
 ]

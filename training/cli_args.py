@@ -1,0 +1,120 @@
+"""The argument schema of the ``cardarena`` subcommands other than ``train`` (``TrainArgs``) and
+``bench`` (``BenchArgs``): one documented dataclass per subcommand, from which
+``schema.add_dataclass_arguments`` generates its flags. A class's first docstring line is the
+subcommand's one-line help, the whole docstring its description.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .schema import Number, meta
+
+#: What the commands' numeric flags allow (checked by argparse, and again in the commands).
+SEED = Number(int, 0, 2**64 - 1)
+GAMES = Number(int, 1, 1_000_000)
+JOBS = Number(int, 1, 256)
+GAME_INDEX = Number(int, 0, 10**9)
+MIN_STEP = Number(int, 0, 10**15)
+
+
+@dataclass
+class ListArgs:
+    """the envs, their players and games"""
+
+
+@dataclass
+class PlayArgs:
+    """play an env yourself at the terminal"""
+
+    env: str = field(metadata=meta(positional=True))
+    """Env name, e.g. promise_war_v0 (see ``cardarena list``)."""
+    vs: str = "random"
+    """Agent spec for every other seat."""
+    seat: str | None = None
+    """Your seat (default: the first)."""
+    seed: int = field(default=0, metadata=meta(rule=SEED, metavar="S"))
+    """Seed of the deal."""
+    record: str | None = None
+    """Append the game to this JSON-lines file."""
+    config: list[str] | None = field(default=None, metadata=meta(nargs="*", metavar="KEY=VALUE"))
+    """Env config."""
+
+
+@dataclass
+class EvalArgs:
+    """round-robin tournament of agents, with ratings"""
+
+    env: str = field(metadata=meta(positional=True))
+    """Env name."""
+    agents: list[str] = field(metadata=meta(positional=True, nargs="+"))
+    """Agent specs, e.g. random heuristic."""
+    games: int = field(default=100, metadata=meta(rule=GAMES, metavar="N"))
+    """Games per pairing (per group of agents at the table in multi-player envs)."""
+    jobs: int = field(default=1, metadata=meta(rule=JOBS, metavar="J"))
+    """Worker processes."""
+    seed: int = field(default=0, metadata=meta(rule=SEED, metavar="S"))
+    """First game's seed."""
+    out: str | None = None
+    """Folder for results.json, games.jsonl, win_rates.png."""
+    config: list[str] | None = field(default=None, metadata=meta(nargs="*", metavar="KEY=VALUE"))
+    """Env config."""
+    quiet: bool = False
+    """No progress bar."""
+
+
+@dataclass
+class ReplayArgs:
+    """replay a recorded game step by step"""
+
+    file: str = field(metadata=meta(positional=True))
+    """JSON-lines file of match records."""
+    game: int = field(default=0, metadata=meta(rule=GAME_INDEX, metavar="K"))
+    """Which game in the file (0-based)."""
+    step: bool = False
+    """Wait for enter after each step."""
+    any_version: bool = False
+    """Replay a record written by another cardarena version (may fail at any step)."""
+
+
+@dataclass
+class ExportArgs:
+    """a checkpoint's policy as a small numpy-only file (pretrained:path=...)"""
+
+    checkpoint: Path = field(metadata=meta(positional=True))
+    """Checkpoint folder (runs/ENV/latest), or a run with --best."""
+    out: Path = field(metadata=meta(positional=True))
+    """The .npz file to write."""
+    best: str | None = field(
+        default=None, metadata=meta(choices=("random", "heuristic"), metavar="OPPONENT")
+    )
+    """CHECKPOINT is a ``cardarena train --out`` folder: export the checkpoint whose periodic
+    evaluation against OPPONENT (random or heuristic) was best."""
+    min_step: int = field(default=0, metadata=meta(rule=MIN_STEP, metavar="N"))
+    """With --best: only checkpoints from this step on."""
+
+
+@dataclass
+class CurvesArgs:
+    """learning-curve PNG (win rates over steps) from train output folders"""
+
+    runs: list[Path] = field(metadata=meta(positional=True, nargs="+"))
+    """cardarena train --out folders."""
+    out: Path = Path("learning_curves.png")
+    """The PNG file to write."""
+
+
+__all__ = [
+    "GAMES",
+    "GAME_INDEX",
+    "JOBS",
+    "MIN_STEP",
+    "SEED",
+    "CurvesArgs",
+    "EvalArgs",
+    "ExportArgs",
+    "ListArgs",
+    "PlayArgs",
+    "ReplayArgs",
+]

@@ -1,0 +1,61 @@
+"""Where a ``cardarena train --resume`` continues, and whether it may: the newest complete
+checkpoint of a run (``resume_point``) and the league flags it must repeat
+(``check_same_league``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cardarena.envs.core import InvalidConfigError
+from cardarena.envs.core.untrusted import read_json
+
+from .checkpoint import read_meta
+from .train_args import TrainArgs
+
+#: League settings a resume must repeat (they shape what the learner plays against).
+#: League settings a resume must repeat (they shape what the learner plays against).
+LEAGUE_SETTINGS = ("selfplay", "league_mode", "baseline_share", "snapshot_every", "max_snapshots")
+
+
+def check_same_league(out: Path, args: TrainArgs) -> None:
+    """Refuse a resume whose league flags differ from the run's ``args.json`` (a default
+    that changed between versions would otherwise switch the sampling silently)."""
+    try:
+        saved = read_json(out / "args.json", "run arguments")
+    except InvalidConfigError:
+        return
+    if not isinstance(saved, dict):
+        return
+    differ = [
+        f"--{key.replace('_', '-')} {saved[key]!r} (now {getattr(args, key)!r})"
+        for key in LEAGUE_SETTINGS
+        if key in saved and saved[key] != getattr(args, key)
+    ]
+    if differ:
+        raise InvalidConfigError(
+            f"{out} was trained with {', '.join(differ)}; pass the same league flags to "
+            "--resume it, or train into another --out"
+        )
+
+
+def resume_point(out: Path) -> Path:
+    """The newest complete checkpoint of a run: ``out/latest``, or a ``checkpoints/step_N``
+    written after it when a kill came between the two saves (``step_N`` is written first)."""
+    best, best_step = out / "latest", -1
+    candidates = [out / "latest", *sorted((out / "checkpoints").glob("step_*"))]
+    for path in candidates:
+        step = read_step(path)
+        if step is not None and step > best_step:
+            best, best_step = path, step
+    return best
+
+
+def read_step(path: Path) -> int | None:
+    """The step of the checkpoint at ``path``, or None when there is none."""
+    try:
+        return int(read_meta(path)["step"])
+    except InvalidConfigError:
+        return None
+
+
+__all__ = ["LEAGUE_SETTINGS", "check_same_league", "read_step", "resume_point"]
