@@ -20,16 +20,18 @@ else:
     pytest.importorskip("ray.rllib", reason="the 'rllib' extra (ray[rllib]) is not installed")
 
 import ray
+from helpers import env_names
 from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 
 from cardarena.agents import NumpyPolicy, NumpyPolicyAgent, PretrainedAgent, RandomAgent
 from cardarena.agents.heuristics import has_heuristic
-from cardarena.envs import ENVS, make_raw
+from cardarena.envs import make_raw
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
 from cardarena.training import evaluate
 from cardarena.training import rllib as rl
 
-ENV_NAMES = sorted(ENVS)
+#: Ray's workers are other processes, which see the games cardarena registers, not the test game.
+ENV_NAMES = env_names(builtin=True)
 
 
 def _random_episode(env: rl.CardArenaMultiAgentEnv, seed: int) -> dict[str, float]:
