@@ -11,7 +11,7 @@ from .aec import (
     env_metadata,
 )
 from .errors import CardArenaError, IllegalActionError, InvalidConfigError, UnknownAgentError
-from .game import NO_PLAYER, CheckedActions, Game, GameState
+from .game import NO_PLAYER, CheckedActions, Game, GameState, RulesState
 from .observation import ObservationBuffer, ObservationLayout, ObservationScaler, Piece
 from .options import check_reset_options, per_player
 from .tables import Column, Table, load_table
@@ -35,6 +35,7 @@ __all__ = [
     "ObservationLayout",
     "ObservationScaler",
     "Piece",
+    "RulesState",
     "Table",
     "UnknownAgentError",
     "check_reset_options",

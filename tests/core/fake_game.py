@@ -14,10 +14,10 @@ import numpy as np
 
 from cardarena.envs.core import (
     NO_PLAYER,
-    CheckedActions,
     GameAECEnv,
     ObservationLayout,
     Piece,
+    RulesState,
     env_metadata,
     wrap,
 )
@@ -45,10 +45,9 @@ class HighCardGame:
         return HighCardState(self, hands)
 
 
-class HighCardState(CheckedActions):
+class HighCardState(RulesState):
     def __init__(self, game: HighCardGame, hands: list[list[int]]) -> None:
         self.game = game
-        self.agent_names = game.agent_names
         self.hands = hands
         self.picks = [-1] * game.num_players
         self.points = [0] * game.num_players
@@ -88,26 +87,11 @@ class HighCardState(CheckedActions):
         elif self.rounds >= self.game.max_rounds:
             self.truncated = True
 
-    def is_terminal(self) -> bool:
-        return self.terminal
-
-    def is_truncated(self) -> bool:
-        return self.truncated
-
-    def returns(self) -> tuple[float, ...]:
-        return self._returns
-
     def scores(self) -> tuple[int, ...]:
         return tuple(self.points)
 
     def action_to_string(self, action: int) -> str:
         return f"play {action}"
-
-    def clone(self) -> HighCardState:
-        twin = HighCardState(self.game, [h[:] for h in self.hands])
-        twin.__dict__.update({k: (v[:] if isinstance(v, list) else v) for k, v in vars(self).items()
-                              if k != "hands"})  # fmt: skip
-        return twin
 
     def resample_from_infostate(self, seat: int, rng: np.random.Generator) -> HighCardState:
         twin = self.clone()

@@ -17,14 +17,13 @@ drawing is ``pop()``.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from cardarena.envs.core.errors import InvalidConfigError
-from cardarena.envs.core.game import NO_PLAYER, CheckedActions
+from cardarena.envs.core.game import NO_PLAYER, RulesState
 from cardarena.envs.core.options import check_reset_options
 from cardarena.envs.core.validation import check_int, check_sequence
 
@@ -93,7 +92,7 @@ def make_game(num_cards: int = 6, hand_size: int = 2) -> HighCardGame:
     return HighCardGame(num_cards, hand_size)
 
 
-class HighCardState(CheckedActions):
+class HighCardState(RulesState):
     """One game in progress. Attributes are public for encoders and tests; treat as read-only.
 
     Public: ``hand_sizes``, ``has_picked``, ``played`` (ranks each seat has shown), ``won``,
@@ -115,11 +114,8 @@ class HighCardState(CheckedActions):
         self.won = [0] * NUM_PLAYERS
         self.rounds_played = 0
         self.terminal = False
+        self.truncated = False  # High Card ends within num_cards // 2 rounds: no cap
         self._returns = (0.0,) * NUM_PLAYERS
-
-    @property
-    def agent_names(self) -> tuple[str, ...]:
-        return AGENT_NAMES
 
     @property
     def hand_sizes(self) -> list[int]:
@@ -149,25 +145,12 @@ class HighCardState(CheckedActions):
         if seat == NUM_PLAYERS - 1:
             self._reveal()
 
-    def is_terminal(self) -> bool:
-        return self.terminal
-
-    def is_truncated(self) -> bool:
-        """High Card always ends within ``num_cards // 2`` rounds, so it has no cap."""
-        return False
-
-    def returns(self) -> tuple[float, ...]:
-        return self._returns
-
     def scores(self) -> tuple[int, ...]:
         """HC-5: cards won."""
         return tuple(self.won)
 
     def action_to_string(self, action: int) -> str:
         return f"play rank {action + 1}"
-
-    def clone(self) -> HighCardState:
-        return copy.deepcopy(self)
 
     def resample_from_infostate(self, seat: int, rng: np.random.Generator) -> HighCardState:
         """A copy where the other player's hand and face-down pick and the stock are dealt
