@@ -122,6 +122,29 @@ class CardlineGame:
         self.scaled: tuple[np.ndarray, ...] = tuple(scaled)
         self._masks: dict[tuple[int, int], np.ndarray] = {}
 
+    def _key(self) -> tuple[Any, ...]:
+        values = tuple(tuple(column.tolist()) for column in self.values)
+        return (
+            self.names,
+            self.colours,
+            self.characteristics,
+            values,
+            self.num_players,
+            self.hand_size,
+            self.characteristic,
+            self.first_player,
+            self.max_turns,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        """Same cards, values and settings (the deck's label does not matter)."""
+        if not isinstance(other, CardlineGame):
+            return NotImplemented
+        return other is self or self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
     @property
     def agent_names(self) -> tuple[str, ...]:
         return _AGENT_NAMES[self.num_players]

@@ -207,6 +207,9 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
         state = self.game.new_initial_state(rng, options)
         self.np_random, self.np_random_seed = rng, rng_seed
         self._state = state
+        self._start_game(0)
+
+    def _start_game(self, num_steps: int) -> None:
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -215,8 +218,23 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
         self.infos: dict[str, dict[str, Any]] = {name: self._info() for name in self.agents}
         self.agent_selection = self.possible_agents[0]
         self._skip_agent_selection = None
-        self.num_steps = 0
+        self.num_steps = num_steps
         self._after_transition()
+
+    def set_state(self, state: GameState, num_steps: int = 0) -> None:
+        """Continue from the rules ``state`` (of this env's config), as if a game had reached
+        it: observe, action_mask, render and step then work on a copy of it (the caller's
+        object is never changed). The inverse of ``game_state`` and of ``BatchEnv.state_of``;
+        rewards start at zero (the state's returns if it is already over) and
+        ``info["steps"]`` counts from ``num_steps``."""
+        if getattr(state, "game", None) != self.game:
+            raise InvalidConfigError(
+                f"set_state needs a rules state of this env's configuration "
+                f"({self.metadata['name']} with {self.config}); got {type(state).__name__}"
+            )
+        steps = check_seed(num_steps)
+        self._state = state.clone()
+        self._start_game(steps or 0)
 
     def step(self, action: Any) -> None:
         if self._state is None:
