@@ -4,7 +4,8 @@
 Every game gets in through ``register_env(name, module)``, which checks the module and also
 registers it in PettingZoo's own registry (PettingZoo >= 1.27) as ``cardarena/<game>-v<N>``,
 so ``pettingzoo.make("aec", "cardarena/promise_war-v0")`` works. A new game is one
-``register_env`` line below (docs/adding_a_game.md says what its module must hold).
+``register_env`` line below (docs/adding_a_game.md says what its module must hold). A module
+may also name its batched engine, ``BATCHED = "package.module:Class"`` (``cardarena.envs.vector``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ _LISTENERS: list[Callable[[str, ModuleType], None]] = []
 
 #: ``<game>_v<N>``: lower-case words joined by ``_``, then the version (PettingZoo's style).
 ENV_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*_v[0-9]+")
+#: ``BATCHED = "package.module:Class"``: where an env's batched engine is (optional).
+BATCHED_TARGET = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 #: Keys every env's class-level ``metadata`` holds (``env_metadata`` writes them all).
 METADATA_KEYS = (
     "name",
@@ -114,6 +117,12 @@ def check_env_module(name: str, module: ModuleType) -> None:
                 problems.append(f"raw_env.metadata lacks {', '.join(map(repr, missing))}")
             elif metadata["name"] != name:
                 problems.append(f"raw_env.metadata['name'] is {metadata['name']!r}, not {name!r}")
+    batched = getattr(module, "BATCHED", None)
+    if batched is not None and not (isinstance(batched, str) and BATCHED_TARGET.fullmatch(batched)):
+        problems.append(
+            f"its BATCHED is {batched!r}, not 'package.module:Class' (a BatchedRules subclass,"
+            " imported when make_vec first needs it)"
+        )
     doc = getattr(module, "__doc__", None) or ""
     if not any(line.startswith("#") for line in doc.splitlines()):
         problems.append("its docstring has no '# Title' line (set __doc__ from the env module)")

@@ -1,0 +1,126 @@
+"""The generic checks every batched game gets (importable as ``vector_checks``).
+
+``check_against_reference`` plays random legal games in a ``BatchEnv`` and proves every
+transition against the reference rules: before each step, a raw env continued from
+``state_of(i)`` with ``set_state`` observes exactly the batch row (and mask); after it, the
+reference ``apply_action`` on the previous state equals ``state_of(i)`` (the game's
+``state_difference``: exact, shuffled piles as multisets), with the same rewards and ends.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from cardarena.envs import ENVS, make_raw
+from cardarena.envs.vector import batched_rules_class, has_batched, make_vec
+
+
+def batched_env_names() -> list[str]:
+    """Every registered env that declares a batched engine, sorted."""
+    return [name for name in sorted(ENVS) if has_batched(name)]
+
+
+def batched_cases() -> list[tuple[str, int, dict[str, Any]]]:
+    """(env, index, config) for every batched env and each of its ``example_configs``."""
+    return [
+        (name, index, dict(config))
+        for name in batched_env_names()
+        for index, config in enumerate(ENVS[name].raw_env.example_configs)
+    ]
+
+
+def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniform legal action per row (0 in a row with no legal action)."""
+    keys = np.where(mask, rng.random(mask.shape), -1.0)
+    return keys.argmax(axis=1).astype(np.int64)
+
+
+def check_against_reference(
+    env_name: str, config: dict[str, Any], transitions: int, num_envs: int = 64, seed: int = 0
+) -> dict[str, int]:
+    """Random play until ``transitions`` steps of unfinished games were proved; counts.
+
+    Per step and game: a raw env continued from ``state_of(i)`` (``set_state``) must observe
+    the batch row and mask; the raw env then plays the same action through the reference rules
+    and its state must be ``state_of(i)`` after the batched step (``state_difference``), with
+    the same end and rewards; a game that ended must show the last mover's view of the end."""
+    venv = make_vec(env_name, num_envs, seed, **config)
+    raw = make_raw(env_name, **config)
+    differ = batched_rules_class(env_name).state_difference
+    agents = raw.possible_agents
+    rng = np.random.default_rng(seed)
+    batch = venv.reset()
+    states = [venv.state_of(i) for i in range(num_envs)]
+    counts = {"transitions": 0, "games_ended": 0, "deals": num_envs}
+    while counts["transitions"] < transitions:
+        done = batch.done.copy()
+        actions = random_legal_actions(batch.action_mask, rng)
+        references: list[tuple[Any, Any, int] | None] = []
+        for i, state in enumerate(states):
+            if done[i]:
+                _expect(batch.current_player[i] == -1 and not batch.action_mask[i].any(),
+                        "a finished game has a player to act", env_name, config, i)  # fmt: skip
+                references.append(None)
+                continue
+            raw.set_state(state)
+            seat = state.current_player()
+            _expect(batch.current_player[i] == seat, f"current_player {batch.current_player[i]}"
+                    f" but the rules say {seat}", env_name, config, i)  # fmt: skip
+            observed = raw.observe(agents[seat])
+            _expect_rows(batch.observation[i], observed["observation"], "observation",
+                         env_name, config, i)  # fmt: skip
+            _expect_rows(batch.action_mask[i], observed["action_mask"].astype(bool),
+                         "action_mask", env_name, config, i)  # fmt: skip
+            raw.step(int(actions[i]))
+            references.append((state, raw.game_state, seat))
+        batch = venv.step(actions)
+        next_states = [venv.state_of(i) for i in range(num_envs)]
+        for i, reference in enumerate(references):
+            if reference is None:
+                counts["deals"] += 1
+                continue
+            previous, expected, mover = reference
+            actual = next_states[i]
+            where = f"action {actions[i]}"
+            difference = differ(previous, expected, actual)
+            _expect(difference is None, f"{where}: {difference}", env_name, config, i)
+            # The end and rewards are those of the state reached, which state_difference has
+            # just proved the reference's: ``expected`` itself, or, where a chance event inside
+            # the step decides the outcome (a Beast Wars battle drawing from a reshuffled
+            # deck), the reference's outcome under the batch's shuffle.
+            reached = actual
+            ended = reached.is_terminal() or reached.is_truncated()
+            _expect(bool(batch.terminated[i]) == reached.is_terminal()
+                    and bool(batch.truncated[i]) == reached.is_truncated(),
+                    f"{where}: terminated/truncated differ", env_name, config, i)  # fmt: skip
+            returns = np.asarray(reached.returns() if reached.is_terminal() else
+                                 [0.0] * len(agents), np.float32)  # fmt: skip
+            _expect_rows(batch.rewards[i], returns, "rewards", env_name, config, i)
+            if ended:
+                counts["games_ended"] += 1
+                raw.set_state(actual)
+                last_view = raw.observe(agents[mover])["observation"]
+                _expect_rows(batch.observation[i], last_view, "final observation",
+                             env_name, config, i)  # fmt: skip
+            counts["transitions"] += 1
+        states = next_states
+    return counts
+
+
+def _expect(condition: bool, message: str, env_name: str, config: Any, game: int) -> None:
+    if not condition:
+        raise AssertionError(f"{env_name} {config} game {game}: {message}")
+
+
+def _expect_rows(
+    actual: np.ndarray, expected: np.ndarray, what: str, env_name: str, config: Any, game: int
+) -> None:
+    if actual.dtype != expected.dtype or not np.array_equal(actual, expected):
+        differ = np.flatnonzero(actual != expected)[:8].tolist()
+        raise AssertionError(
+            f"{env_name} {config} game {game}: {what} differs from the reference at {differ}: "
+            f"batch {actual[differ].tolist()} ({actual.dtype}), "
+            f"reference {expected[differ].tolist()} ({expected.dtype})"
+        )
