@@ -1,0 +1,308 @@
+"""The batched Iron Man 2 engine against the reference rules: the hard cases (reshuffles in the
+middle of a draw, empty decks and hands, cancelled specials, shields with and without a
+target, automatic concessions, standoffs, the beginner round, caps and wins) loaded with
+``set_state``, every example config and odd ones, the batched heuristic against the scalar one,
+and JIT against plain Python.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from vector_checks import check_against_reference, random_legal_actions
+
+from cardarena.agents import EnvSpec
+from cardarena.agents.heuristics import ironman_war as scalar_module
+from cardarena.agents.heuristics.batched_ironman_war import BatchedIronManWarHeuristic
+from cardarena.agents.heuristics.ironman_war import IronManStrategy
+from cardarena.envs import make_raw
+from cardarena.envs.ironman_war.batched import BatchedIronManWar
+from cardarena.envs.ironman_war.rules import (
+    COMMIT,
+    GAME_OVER,
+    KINDS,
+    PLAY_OR_CONCEDE,
+    SHIELD_TARGET,
+    STANDOFF_PLAY,
+)
+from cardarena.envs.vector import make_vec
+
+ENV = "ironman_war_v0"
+A1, A2, A3, A4, A5, UP, SH, FA = range(8)
+differ = BatchedIronManWar.state_difference
+
+
+def names(kinds: list[int]) -> list[str]:
+    return [KINDS[k] for k in kinds]
+
+
+def options(iron: list[int], war: list[int], deck_iron: Any = None, deck_war: Any = None) -> Any:
+    """Round-1 hands (and decks, top first, if given) as reset options."""
+    given: dict[str, Any] = {"hands": [names(iron), names(war)]}
+    if deck_iron is not None:
+        given["decks"] = [names(deck_iron), names(deck_war)]
+    return given
+
+
+def follow(
+    config: dict[str, Any], reset_options: Any, script: list[int], seed: int = 0, steps: int = 60
+) -> list[Any]:
+    """Deal ``reset_options`` in the reference, load it into slot 1 of a batch, play
+    ``script`` (then random legal actions) in both, and compare every step: state, both
+    seats' observations, mask, ends and rewards. Returns every reference state reached."""
+    raw = make_raw(ENV, **config)
+    raw.reset(seed=seed, options=reset_options)
+    state = raw.game_state.clone()
+    venv = make_vec(ENV, 3, seed=seed + 1, **config)
+    batch = venv.set_state(1, state)
+    rng = np.random.default_rng(seed)
+    script = list(script)
+    seen = [state]
+    for _ in range(steps):
+        assert differ(state, state, venv.state_of(1)) is None
+        raw.set_state(state)
+        for seat, agent in enumerate(raw.possible_agents):
+            observed = venv.observe(np.full(3, seat))[1]
+            np.testing.assert_array_equal(observed, raw.observe(agent)["observation"])
+        np.testing.assert_array_equal(batch.action_mask[1], state.legal_action_mask())
+        assert batch.current_player[1] == state.current_player()
+        if state.current_player() < 0:
+            break
+        legal = np.flatnonzero(state.legal_action_mask())
+        action = script.pop(0) if script else int(rng.choice(legal))
+        actions = random_legal_actions(batch.action_mask, rng)
+        actions[1] = action
+        expected = state.clone()
+        expected.apply_action(action)
+        batch = venv.step(actions)
+        actual = venv.state_of(1)
+        difference = differ(state, expected, actual)
+        assert difference is None, difference
+        assert batch.terminated[1] == expected.is_terminal()
+        assert batch.truncated[1] == expected.is_truncated()
+        rewards = expected.returns() if expected.is_terminal() else (0.0, 0.0)
+        np.testing.assert_array_equal(batch.rewards[1], np.asarray(rewards, np.float32))
+        state = actual  # equal to ``expected`` up to reshuffled decks
+        seen.append(expected)
+    return seen
+
+
+def test_reshuffle_in_the_middle_of_a_draw_and_an_empty_deck() -> None:
+    # Round 1: three cards each, no questions. Round 2: iron man draws 2, reshuffles, draws 5;
+    # war machine starts from an empty deck and reshuffles at once.
+    seen = follow({}, options([A1, A2, A3], [A4, A5, A3], [A1, A2], []), [0, 1, 2, 3, 4, 2])
+    assert seen[6].round == 2 and seen[6].hand_sizes == [5, 3]
+    for seed in range(4):
+        follow({}, options([A1, A2, A3], [A4, A5, A3], [A1, A2], []), [0, 1, 2], seed=seed)
+
+
+def test_drawing_the_last_card_of_the_deck_reshuffles_at_once() -> None:
+    seen = follow({}, options([A1, A2, A3], [A4, A5], [A2] * 7, [A3] * 8), [0, 1, 2, 3, 4])
+    assert seen[5].round == 2 and seen[5].deck_sizes == [3, 1] and seen[5].discard_sizes == [0, 2]
+
+
+def test_drawing_stops_when_deck_and_discards_are_empty() -> None:
+    seen = follow({}, options([A5], [A1, A1], [], []), [A5, A1, A1])
+    assert seen[3].hand_sizes == [1, 2] and seen[3].round == 2
+
+
+def test_both_hands_empty_round_1_is_played_before_anyone_is_asked() -> None:
+    raw = make_raw(ENV)
+    raw.reset(seed=0, options=options([], [], [A1, A2], [A3]))
+    assert raw.game_state.round == 2
+    follow({}, options([], [], [A1, A2], [A3]), [])
+
+
+def test_specials_cancel_then_standoff_and_shields() -> None:
+    # UPGRADE v SHIELD cancel at battle start; the standoff then asks both in seat order.
+    seen = follow({}, options([UP, A1, A3, SH], [SH, A1, A3, UP], [], []), [UP, A1, A3, SH, A1, A3])
+    assert any(s.decision == STANDOFF_PLAY for s in seen)
+    for seed in range(6):
+        follow(
+            {}, options([UP, SH, FA, A5, SH], [SH, UP, A1, A2, SH], [FA] * 3, [UP] * 3), [], seed
+        )
+
+
+def test_shield_with_and_without_a_target() -> None:
+    # battle 1: shield v attack_1 asks for a target; battle 3: shield v nothing asks nothing.
+    seen = follow({}, options([SH, A2], [A1, A2, SH], [A1], [A1]), [SH, A2, A1, A2, SH])
+    assert seen[5].decision == SHIELD_TARGET
+    follow({}, options([UP, A5], [SH, A1, SH], [], []), [UP, A5, SH, A1, SH])
+
+
+def test_empty_handed_loser_concedes_and_standoffs_without_cards_draw() -> None:
+    seen = follow({}, options([A1, A2, A5, A4], [A5, A2, A1], [], []), [A1, A2, A5, A5, A2, A1])
+    assert any(s.decision == PLAY_OR_CONCEDE for s in seen)
+    follow({}, options([A1], [A1], [], []), [A1, A1])
+
+
+def test_beginner_round_resolves_on_the_last_commit_and_reshuffles() -> None:
+    config = {"variant": "beginner", "max_rounds": 6}
+    seen = follow(config, options([A1, A2, A3], [A3, A2, A1], [A4, A5], [A1]), [A1, A2, A3])
+    assert seen[6].round == 2 and seen[6].previous_results != [-1, -1, -1]
+    assert all(s.decision in (COMMIT, GAME_OVER) for s in seen)
+
+
+def test_cap_truncates_but_a_win_in_the_last_round_comes_first() -> None:
+    config = {"victory_cards": 2, "max_rounds": 1}
+    seen = follow(config, options([A1, A1, A1], [A2, A2], [], []), [A1, A1, A1, A2, A2])
+    assert seen[-1].is_terminal() and seen[-1].returns() == (-1.0, 1.0)
+    config = {"victory_cards": 3, "max_rounds": 1}
+    seen = follow(config, options([A1, A1], [A2], [], []), [A1, A1, A2])
+    assert seen[-1].is_truncated() and not seen[-1].is_terminal()
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"variant": "beginner"},
+        {"deck": {"attack_1": 3, "attack_5": 1, "upgrade": 2, "energy_shield": 2}, "max_rounds": 4},
+        {"deck": {"upgrade": 2, "energy_shield": 3, "final_attack": 1}, "victory_cards": 2},
+        {"variant": "beginner", "deck": {"attack_2": 1}, "max_rounds": 3},
+        {"deck": {"attack_1": 40, "energy_shield": 30}, "victory_cards": 9},
+        {},
+    ],
+    ids=str,
+)
+def test_configs(config: dict[str, Any]) -> None:
+    counts = check_against_reference(ENV, config, 300, num_envs=16)
+    assert counts["transitions"] >= 300
+
+
+def test_state_difference_can_fail() -> None:
+    venv = make_vec(ENV, 2, seed=3)
+    state = venv.state_of(0)
+    assert differ(state, state, venv.state_of(0)) is None
+    other = venv.state_of(0)
+    other.pawns = [1, 2]
+    assert "pawns" in str(differ(state, state, other))
+    other = venv.state_of(0)
+    other.has_pending = [0, False]  # an int where the rules keep a bool
+    assert "has_pending" in str(differ(state, state, other))
+    other = venv.state_of(0)
+    other._piles[1] = other._piles[1][::-1]
+    assert other._piles != state._piles
+    assert "_piles" in str(differ(state, state, other))
+    other = venv.state_of(0)
+    other.hands[0, 0] += 1
+    assert "hands" in str(differ(state, state, other))
+
+
+def test_state_difference_of_a_reshuffled_deck_is_strict_about_the_cards_drawn_first() -> None:
+    raw = make_raw(ENV)
+    raw.reset(seed=0, options=options([A1, A2, A3], [A4, A5, A3], [A5], [A1] * 9))
+    previous = raw.game_state
+    for action in (A1, A2, A3, A4, A5):
+        previous.apply_action(action)
+    previous.discards[0, A1] = 15  # round 2 draws A5, reshuffles, then draws 6 of 18
+    expected = previous.clone()
+    expected.apply_action(A3)
+    assert expected.round == 2 and expected.deck_sizes[0] == 12
+    actual = expected.clone()
+    actual._piles[0] = actual._piles[0][::-1]  # chance: any order, any 6 of the 18
+    assert differ(previous, expected, actual) is None
+    # the old deck's A5 must be in hand: swapping it for a deck card is caught
+    actual.hands[0, A5] -= 1
+    actual.hands[0, A1] += 1
+    actual.deck_counts[0, A5] += 1
+    actual.deck_counts[0, A1] -= 1
+    actual._piles[0][actual._piles[0].index(A1)] = A5
+    assert "lacks" in str(differ(previous, expected, actual))
+
+
+# --- the batched heuristic ---------------------------------------------------------------------
+HEURISTIC_CONFIGS = [
+    {},
+    {"variant": "beginner"},
+    {"deck": {"attack_1": 3, "attack_5": 1, "upgrade": 2, "energy_shield": 2}, "max_rounds": 4},
+    {"victory_cards": 2, "deck": {"attack_4": 6, "final_attack": 4, "energy_shield": 5}},
+]
+
+
+@pytest.mark.parametrize("config", HEURISTIC_CONFIGS, ids=str)
+def test_heuristic_matches_the_scalar(config: dict[str, Any], monkeypatch: Any) -> None:
+    """Three scalar strategies per game and seat, one per sacrifice battle, see every
+    observation; the batched action must be among the tied best of one whose sacrifice is
+    consistent with the batched commits of the round so far."""
+    spec = EnvSpec(ENV, config)
+    num_envs = 24
+    venv = make_vec(ENV, num_envs, seed=5, **config)
+    layout = venv.raw_env.layout
+    batched = BatchedIronManWarHeuristic(spec)
+    scalars = [
+        [[IronManStrategy(spec, sacrifice_battle=b) for b in range(3)] for _ in range(2)]
+        for _ in range(num_envs)
+    ]
+    plans = [[{0, 1, 2}, {0, 1, 2}] for _ in range(num_envs)]
+    rng = np.random.default_rng(5)
+    ties: list[set[int]] = []
+    choose = scalar_module.choose
+
+    def capture(actions: Any, scores: Any, generator: Any, tolerance: float = 1e-9) -> int:
+        values = np.asarray(scores, np.float64)
+        best = np.flatnonzero(values >= values.max() - tolerance)
+        ties.append({int(actions[k]) for k in best})
+        return choose(actions, scores, generator, tolerance)
+
+    monkeypatch.setattr(scalar_module, "choose", capture)
+    batch = venv.reset()
+    rows = 0
+    sacrifices: set[int] = set()
+    for _ in range(150):
+        live = np.flatnonzero(batch.current_player >= 0)
+        seats = batch.current_player[live]
+        got = batched.act(batch.observation[live], batch.action_mask[live], seats, rng, live)
+        for k, slot in enumerate(live):
+            seat = int(seats[k])
+            observation = batch.observation[slot]
+            mask = batch.action_mask[slot].astype(np.int8)
+            allowed = []
+            for scalar in scalars[slot][seat]:
+                ties.clear()
+                want = scalar.act({"observation": observation, "action_mask": mask}, rng)
+                allowed.append(ties[-1] if ties else {want})
+            view = layout.view(observation)
+            if int(np.argmax(view["decision"])) == COMMIT:
+                if view["commit_slot"][0] == 1:
+                    plans[slot][seat] = {0, 1, 2}
+                plans[slot][seat] = {b for b in plans[slot][seat] if got[k] in allowed[b]}
+                assert plans[slot][seat], (slot, seat, got[k], allowed)
+                if len(plans[slot][seat]) == 1:
+                    sacrifices |= plans[slot][seat]
+            else:
+                assert got[k] in allowed[0], (slot, got[k], allowed)
+            rows += 1
+        actions = np.zeros(num_envs, np.int64)
+        actions[live] = got
+        noise = rng.random(num_envs) < 0.3  # also visit positions the heuristic avoids
+        actions[noise] = random_legal_actions(batch.action_mask, rng)[noise]
+        ended = np.flatnonzero(batch.done)
+        batch = venv.step(actions)
+        batched.new_games(ended)
+        for slot in ended:
+            plans[slot] = [{0, 1, 2}, {0, 1, 2}]
+            for seat in range(2):
+                for scalar in scalars[slot][seat]:
+                    scalar.start_game(venv.possible_agents[seat], rng)
+    assert rows > 2500
+    if not config:  # (small decks often make two sacrifice battles commit the same cards)
+        assert sacrifices == {0, 1, 2}  # the batched sacrifice battle varies
+
+
+def test_heuristic_fixed_sacrifice_and_its_memory_per_slot() -> None:
+    spec = EnvSpec(ENV, {})
+    venv = make_vec(ENV, 4, seed=2)
+    batch = venv.reset()
+    heuristic = BatchedIronManWarHeuristic(spec, sacrifice_battle=1)
+    scalar = IronManStrategy(spec, sacrifice_battle=1)
+    rng = np.random.default_rng(0)
+    observation, mask = batch.observation[:1], batch.action_mask[:1]
+    first = heuristic.act(observation, mask, np.zeros(1, np.int64), rng, np.array([7]))
+    want = scalar.act({"observation": observation[0], "action_mask": mask[0]}, rng)
+    assert first[0] == want and heuristic.plan_sizes[7, 0] == 3
+    heuristic.new_games(np.array([7]))
+    assert heuristic.plan_sizes[7, 0] == 0
+    with pytest.raises(ValueError, match="no legal action"):
+        heuristic.act(observation, np.zeros_like(mask), np.zeros(1, np.int64), rng)
