@@ -6,3 +6,4 @@ from .beast_wars.env import env, raw_env
 
 __doc__ = _module.__doc__
 __all__ = ["env", "raw_env"]
+BATCHED = "cardarena.envs.beast_wars.batched:BatchedBeastWars"

@@ -1,0 +1,339 @@
+"""The batched Beast Wars engine against the reference rules: the hard cases loaded with
+``set_state`` (battles drawing from a reshuffled discard pile, with the reshuffle's
+distribution; push, capture, fall, called off, a winning defender, Mutate; reinforcing
+anywhere when the enemy holds the whole first row; a full board; elimination; the cap), every
+example config and odd ones (whole factions as teams, small custom character tables), the
+batched heuristic against the scalar one, and JIT against plain Python.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import pytest
+from vector_checks import check_against_reference, random_legal_actions
+
+from cardarena.agents import EnvSpec
+from cardarena.agents.heuristics import beast_wars as scalar_module
+from cardarena.agents.heuristics.batched_beast_wars import (
+    BatchedBeastWarsHeuristic,
+    _pairwise_sum,
+)
+from cardarena.agents.heuristics.beast_wars import BeastWarsStrategy
+from cardarena.envs import make_raw
+from cardarena.envs.beast_wars.batched import BatchedBeastWars
+from cardarena.envs.beast_wars.rules import (
+    CALLED_OFF,
+    CAPTURE,
+    DEFENDER,
+    DRAW,
+    FALL,
+    NO_PIECE,
+    PUSH,
+    REINFORCE_BASE,
+    REMOVED,
+    RESERVE,
+    BeastWarsState,
+)
+from cardarena.envs.vector import make_vec
+
+ENV = "beast_wars_v0"
+differ = BatchedBeastWars.state_difference
+OUTCOME_NAMES = {PUSH: "push", CAPTURE: "capture", FALL: "fall", CALLED_OFF: "called off"}
+TEAMS = {"maximal": [0, 1, 2, 3, 4, 5], "predacon": [0, 1, 2, 3, 4, 5]}
+
+
+def reshuffled(previous: BeastWarsState, expected: BeastWarsState) -> bool:
+    """Whether the step drew a battle card from a reshuffled discard pile."""
+    battle = expected.last_battle
+    fought = battle is not None and battle.turn == previous.turn + 1
+    return fought and len(previous._deck) < 2
+
+
+def check_rows(views: list[np.ndarray], raw: Any, batch: Any, slot: int, state: Any) -> None:
+    """Both seats' observations (``views[seat]``, all slots) and the mask of ``slot`` equal
+    the reference's."""
+    raw.set_state(state)
+    for seat, agent in enumerate(raw.possible_agents):
+        np.testing.assert_array_equal(views[seat][slot], raw.observe(agent)["observation"])
+    np.testing.assert_array_equal(batch.action_mask[slot], state.legal_action_mask())
+    assert batch.current_player[slot] == state.current_player()
+
+
+def play(
+    config: dict[str, Any],
+    states: list[BeastWarsState],
+    steps: int,
+    seed: int = 0,
+    script: list[int] | None = None,
+    attack_bias: float = 0.8,
+) -> Counter[str]:
+    """Load ``states`` into slots 0.. of a batch and play ``script`` in slot 0, then random
+    legal actions (attacks preferred with ``attack_bias``), checking every transition of every
+    slot against the reference: rows, state (``state_difference``), ends and rewards.
+    Returns what happened (battle outcomes, reshuffles, ends)."""
+    venv = make_vec(ENV, len(states), seed=seed, **config)
+    raw = make_raw(ENV, **config)
+    batch = venv.reset()
+    for slot, state in enumerate(states):
+        batch = venv.set_state(slot, state)
+    rng = np.random.default_rng(seed)
+    script = list(script or [])
+    seen: Counter[str] = Counter()
+    current = [venv.state_of(slot) for slot in range(len(states))]
+    for _ in range(steps):
+        done = batch.done.copy()
+        actions = random_legal_actions(batch.action_mask, rng)
+        attacks = batch.action_mask[:, 48:96]
+        keys = np.where(attacks, rng.random(attacks.shape), -1.0)
+        biased = attacks.any(axis=1) & (rng.random(len(states)) < attack_bias)
+        actions = np.where(biased, 48 + keys.argmax(axis=1), actions)
+        if script:
+            actions[0] = script.pop(0)
+        views = [venv.observe(np.full(len(states), seat)) for seat in (0, 1)]
+        for slot, state in enumerate(current):
+            if not done[slot]:
+                check_rows(views, raw, batch, slot, state)
+        batch = venv.step(actions)
+        for slot, previous in enumerate(current):
+            actual = venv.state_of(slot)
+            if done[slot]:
+                current[slot] = actual
+                continue
+            expected = previous.clone()
+            expected.apply_action(int(actions[slot]))
+            difference = differ(previous, expected, actual)
+            assert difference is None, difference
+            # The end and rewards of the state reached (the reference's, or under a
+            # reshuffle the reference's outcome with the batch's deck order).
+            assert batch.terminated[slot] == actual.is_terminal() and not batch.truncated[slot]
+            rewards = actual.returns() if actual.is_terminal() else (0.0, 0.0)
+            np.testing.assert_array_equal(batch.rewards[slot], np.asarray(rewards, np.float32))
+            battle = actual.last_battle
+            if battle is not None and battle.turn == previous.turn + 1:
+                seen[OUTCOME_NAMES[battle.outcome]] += 1
+                seen["defender won"] += battle.winner == DEFENDER
+                seen["mutate"] += any(card % 4 == 1 for card in battle.cards)
+                seen["reshuffle"] += reshuffled(previous, expected)
+            if actual.is_terminal():
+                seen["draw" if actual.winner == DRAW else "won"] += 1
+                seen["eliminated"] += min(actual.scores()) == 0
+                seen["full board"] += max(actual.board_counts) == 12
+                raw.set_state(actual)
+                mover = raw.possible_agents[previous.current_player()]
+                np.testing.assert_array_equal(
+                    batch.observation[slot], raw.observe(mover)["observation"]
+                )
+            current[slot] = actual
+    return seen
+
+
+def dealt(config: dict[str, Any], seed: int, **options: Any) -> BeastWarsState:
+    raw = make_raw(ENV, **config)
+    raw.reset(seed=seed, options=options or None)
+    return raw.game_state.clone()
+
+
+# --- battles, reshuffles and their distribution ----------------------------------------------
+SHORT_DECK = ["red:mutate", "blue:secret_weapon", "red:mutate", "gold:energon", "gold:basic"]
+
+
+def test_battles_from_a_short_deck_reshuffle_often_and_cover_every_outcome() -> None:
+    deck = SHORT_DECK
+    first = ("maximal", "predacon")
+    states = [
+        dealt({}, seed, battle_deck=deck, teams=TEAMS, first_player=first[seed % 2])
+        for seed in range(16)
+    ]
+    seen = play({}, states, 120)
+    for what in ("push", "capture", "fall", "called off", "defender won", "mutate", "reshuffle"):
+        assert seen[what] > 0, seen
+    assert seen["reshuffle"] > 20, seen
+
+
+def _adjacent(config: dict[str, Any], deck: list[str], **options: Any) -> BeastWarsState:
+    """Maximal's column-1 character and predacon's face to face (cells 4 and 7), maximal to
+    act: 64 attacks up."""
+    state = dealt(config, 0, battle_deck=deck, teams=TEAMS, first_player="maximal", **options)
+    state.apply_action(1 * 4 + 0)  # r0c1 up to r1c1
+    state.apply_action(10 * 4 + 2)  # r3c1 down to r2c1
+    return state
+
+
+@pytest.mark.parametrize("left", [0, 1])
+def test_a_reshuffle_inside_a_battle_is_uniform_over_the_discards(left: int) -> None:
+    """An empty deck (``left`` 0: the attacker draws from the reshuffled discards) or one card
+    left (the defender does): the reshuffled card is each discard kind about equally often."""
+    state = _adjacent({}, ["green:basic", "green:basic"])
+    discards = [0, 4, 8]  # red, blue, gold basic
+    state._deck = [12] * left  # green basic
+    state.card_counts[:] = 0
+    state.card_counts[0, 12] = left
+    state.card_counts[1, discards] = 1
+    slots = 96
+    venv = make_vec(ENV, slots, seed=3)
+    for slot in range(slots):
+        venv.set_state(slot, state)
+    venv.step(np.full(slots, 48 + 4 * 4 + 0))
+    expected = state.clone()
+    expected.apply_action(64)
+    drawn: Counter[int] = Counter()
+    for slot in range(slots):
+        actual = venv.state_of(slot)
+        assert differ(state, expected, actual) is None
+        drawn[actual.last_battle.cards[left]] += 1
+        if left:
+            assert actual.last_battle.cards[0] == 12
+    assert set(drawn) == set(discards) and min(drawn.values()) >= 16, drawn
+
+
+def test_state_difference_fails_on_a_wrong_step() -> None:
+    state = _adjacent({}, ["red:basic", "blue:mutate", "gold:basic", "green:energon"])
+    expected = state.clone()
+    expected.apply_action(64)
+    venv = make_vec(ENV, 1, seed=0)
+    venv.set_state(0, state)
+    venv.step(np.array([64]))
+    actual = venv.state_of(0)
+    assert differ(state, expected, actual) is None
+    wrong = actual.clone()
+    wrong.faces[0] ^= 1
+    assert "faces" in differ(state, expected, wrong)
+    wrong = actual.clone()
+    wrong._deck = wrong._deck[::-1]
+    assert "_deck" in differ(state, expected, wrong)
+    # Under a reshuffle the batch's order is free, its cards are not.
+    state._deck, state.card_counts[:] = [], 0
+    state.card_counts[1, [0, 4, 8]] = 1
+    expected = state.clone()
+    expected.apply_action(64)
+    venv.set_state(0, state)
+    venv.step(np.array([64]))
+    actual = venv.state_of(0)
+    assert differ(state, expected, actual) is None
+    wrong = actual.clone()
+    wrong._deck = [12]
+    assert "permutation" in differ(state, expected, wrong)
+
+
+# --- reinforcement, full board, elimination, cap ------------------------------------------
+def _move_piece(state: BeastWarsState, source: int, target: int) -> None:
+    piece = int(state.board[source])
+    state.board[target], state.owner[target] = piece, state.owner[source]
+    state.board[source], state.owner[source] = NO_PIECE, -1
+    state.location[piece] = target
+
+
+def test_reinforcing_anywhere_once_the_enemy_holds_the_whole_first_row() -> None:
+    state = dealt({}, 0, teams=TEAMS, first_player="maximal")
+    for cell in (0, 1, 2):
+        _move_piece(state, cell, cell + 3)  # maximal steps forward
+    for cell in (9, 10, 11):
+        _move_piece(state, cell, cell - 9)  # predacon takes maximal's first row
+    anywhere = [REINFORCE_BASE + 7 * 12 + 3, REINFORCE_BASE + 10 * 12 + 5]
+    play({}, [state.clone()], 1, script=anywhere[:1])
+    mask = state.legal_action_mask()
+    assert mask[anywhere].all() and mask[REINFORCE_BASE : REINFORCE_BASE + 3 * 12].sum() == 0
+    _move_piece(state, 2, 8)  # one first-row cell free again: only it
+    play({}, [state.clone()], 2, script=[REINFORCE_BASE + 2 * 12 + 4])
+    assert not state.legal_action_mask()[anywhere].any()
+
+
+def test_filling_the_board_wins_and_eliminations_end_the_game() -> None:
+    config = {"team_size": 12}
+    every = {"maximal": list(range(12)), "predacon": list(range(12))}
+    state = dealt(config, 0, teams=every, first_player="maximal")
+    state.owner[:12], state.board[:] = -1, NO_PIECE
+    state.location[:] = REMOVED  # predacon: one left, in the reserve
+    state.location[23] = RESERVE
+    for piece in range(11):  # maximal holds every cell but r0c0, one in the reserve
+        state.board[piece + 1], state.owner[piece + 1], state.location[piece] = piece, 0, piece + 1
+    state.location[11] = RESERVE
+    state.board_counts[:], state.reserve_counts[:] = [11, 0], [1, 1]
+    seen = play(config, [state.clone()], 1, script=[REINFORCE_BASE + 0 * 12 + 11])
+    assert seen["won"] == 1 and seen["full board"] == 1, seen
+    small = {"team_size": 3}
+    seen = play(small, [dealt(small, seed) for seed in range(8)], 200)
+    assert seen["eliminated"] > 0, seen
+
+
+def test_the_cap_ends_level_or_with_a_winner() -> None:
+    config = {"team_size": 3, "max_turns": 4, "team_selection": "random"}
+    seen = play(config, [dealt(config, seed) for seed in range(16)], 40)
+    assert seen["won"] + seen["draw"] >= 16 and seen["draw"] > 0, seen
+
+
+# --- every config ------------------------------------------------------------------------------
+SMALL_TABLE = [
+    {"faction": faction, "name": f"{faction}{k}", "beast_red": (3 * k + s) % 7,
+     "beast_blue": k + 1, "beast_gold": 4, "beast_green": (k * s) % 5, "robot_red": 6 - k,
+     "robot_blue": (2 * k) % 5, "robot_gold": 3 + s, "robot_green": k}
+    for s, (faction, size) in enumerate((("maximal", 3), ("predacon", 5)))
+    for k in range(size)
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {},
+        {"team_selection": "random"},
+        {"team_size": 3, "max_turns": 12, "first_player": "predacon"},
+        {"team_size": 12, "first_player": "maximal"},  # both teams whole: placement only
+        {"characters": SMALL_TABLE, "team_size": 3},  # maximal's team whole, predacon picks
+        {"characters": SMALL_TABLE, "team_size": 3, "team_selection": "random", "max_turns": 9},
+    ],
+    ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items() if k != "characters") or "default",
+)
+def test_every_config_against_the_reference(config: dict[str, Any]) -> None:
+    counts = check_against_reference(ENV, config, 300, num_envs=8, seed=5)
+    assert counts["transitions"] >= 300
+
+
+# --- the heuristic -------------------------------------------------------------------------
+@pytest.mark.parametrize("config", [{}, {"team_size": 3, "max_turns": 40}])
+def test_batched_heuristic_equals_the_scalar_one(
+    config: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = EnvSpec(ENV, config)
+    batched = BatchedBeastWarsHeuristic(spec)
+    scalar = BeastWarsStrategy(spec)
+    tied: list[set[int]] = []
+    choose = scalar_module.choose
+
+    def spy(actions: Any, scores: Any, rng: Any, tolerance: float = 1e-9) -> int:
+        values = np.asarray(scores, np.float64)
+        tied.append({int(actions[b]) for b in np.flatnonzero(values >= values.max() - tolerance)})
+        return choose(actions, scores, rng, tolerance)
+
+    monkeypatch.setattr(scalar_module, "choose", spy)
+    venv = make_vec(ENV, 24, seed=2, **config)
+    rng = np.random.default_rng(2)
+    batch = venv.reset()
+    rows = ties = 0
+    for _ in range(110):
+        seats = batch.current_player.copy()
+        live = np.flatnonzero(seats >= 0)
+        chosen = batched.act(batch.observation[live], batch.action_mask[live], seats[live], rng)
+        for row, action in zip(live, chosen, strict=True):
+            scalar.start_game(venv.possible_agents[seats[row]], rng)
+            tied.clear()
+            mask = batch.action_mask[row].astype(np.int8)
+            scalar.act({"observation": batch.observation[row], "action_mask": mask}, rng)
+            assert int(action) in tied[-1], (row, int(action), tied[-1])
+            rows += 1
+            ties += len(tied[-1]) > 1
+        actions = random_legal_actions(batch.action_mask, rng)
+        heuristic = rng.random(len(live)) < 0.7  # mostly heuristic games: real positions
+        actions[live[heuristic]] = chosen[heuristic]
+        batch = venv.step(actions)
+    assert rows > 2000 and ties > 0
+
+
+def test_pairwise_sum_is_numpys() -> None:
+    rng = np.random.default_rng(0)
+    for count in range(257):
+        values = rng.random(256) * 10.0 ** rng.uniform(-3, 1, 256)
+        assert _pairwise_sum(values, count) == values[:count].sum()
