@@ -4,4 +4,5 @@ from .cardline import env as _module
 from .cardline.env import env, raw_env
 
 __doc__ = _module.__doc__
+BATCHED = "cardarena.envs.cardline.batched:BatchedCardline"
 __all__ = ["env", "raw_env"]

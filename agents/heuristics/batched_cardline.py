@@ -1,0 +1,186 @@
+"""The Cardline ``heuristic`` (``cardline.CardlineStrategy`` at knowledge ``"observed"``) on many
+observation rows at once.
+
+Per row, as the scalar strategy: a card whose value was revealed earlier (``hand_known_value``)
+is right in a gap iff ``lower <= value <= upper``; any other card's chance in a gap is the
+share of the values seen this game (``known_value``) inside the gap, smoothed towards uniform
+ranks: ``(seen inside + PRIOR_WEIGHT * width) / (seen + PRIOR_WEIGHT)``. That chance depends on
+the gap alone, so it is computed once per row (each seen value lies in a run of gaps, found
+by bisection since the line's gap bounds ascend), with the same float64 operations in the
+same order as the scalar, so the scores are bit for bit the scalar's. The best legal action
+wins; ties (within ``choose``'s tolerance) are broken uniformly with one uniform per row from
+``rng``.
+
+The ``heuristic`` level remembers nothing across turns (``start_game`` draws nothing for it),
+so no per-slot state is needed. The ``oracle``, ``noisy`` and ``memory`` agents have no twin.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cardarena.envs.core.kernels import jit
+
+from ..base import EnvSpec
+from .cardline import PRIOR_WEIGHT
+from .common import EnvData
+
+#: ``choose``'s default tolerance: scores this close to the best are ties.
+TOLERANCE = 1e-9
+
+
+@jit
+def _act(
+    observations: np.ndarray,
+    masks: np.ndarray,
+    uniforms: np.ndarray,
+    offsets: np.ndarray,
+    gaps: int,
+    inside: np.ndarray,
+    chances: np.ndarray,
+    scores: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """The heuristic's action per row (module docstring); ``inside``, ``chances`` and
+    ``scores`` are scratch rows."""
+    known_at, known_len, hand_known, lower_at, upper_at, sizes_at, line_at = offsets
+    for m in range(observations.shape[0]):
+        open_gaps = int(observations[m, line_at]) + 1
+        # How many seen values lie in each open gap: each value lies in the gaps from the
+        # first whose upper bound reaches it to the last whose lower bound does (both bounds
+        # ascend with the gap), added up as differences in ``inside``.
+        inside[: open_gaps + 1] = 0
+        count = 0
+        for card in range(known_len):
+            value = np.float64(observations[m, known_at + card])
+            if value < 0:
+                continue
+            count += 1
+            first, stop = 0, open_gaps  # first gap with upper >= value
+            while first < stop:
+                middle = (first + stop) // 2
+                if np.float64(observations[m, upper_at + middle]) >= value:
+                    stop = middle
+                else:
+                    first = middle + 1
+            last, stop = -1, open_gaps - 1  # last gap with lower <= value
+            while last < stop:
+                middle = (last + stop + 1) // 2
+                if np.float64(observations[m, lower_at + middle]) <= value:
+                    last = middle
+                else:
+                    stop = middle - 1
+            if first <= last:
+                inside[first] += 1
+                inside[last + 1] -= 1
+        # A card never revealed: its chance per open gap.
+        running = 0
+        for gap in range(open_gaps):
+            running += inside[gap]
+            lower = np.float64(observations[m, lower_at + gap])
+            upper = np.float64(observations[m, upper_at + gap])
+            width = min(max(min(upper, 1.0) - max(lower, 0.0), 0.0), 1.0)
+            if count == 0:
+                chances[gap] = width
+            else:
+                chances[gap] = (running + PRIOR_WEIGHT * width) / (count + PRIOR_WEIGHT)
+        # Scores of the legal actions (slot, gap) of cards held in open gaps; any other legal
+        # action scores 0 (the scalar's default), and ties only if the best is about 0.
+        held = min(int(observations[m, sizes_at]), masks.shape[1] // gaps)
+        legal = 0
+        for action in range(masks.shape[1]):
+            legal += masks[m, action]
+        best = -np.inf
+        for slot in range(held):
+            known = np.float64(observations[m, hand_known + slot])
+            for gap in range(open_gaps):
+                action = slot * gaps + gap
+                if not masks[m, action]:
+                    continue
+                legal -= 1
+                score = chances[gap]
+                if known >= 0:
+                    lower = np.float64(observations[m, lower_at + gap])
+                    upper = np.float64(observations[m, upper_at + gap])
+                    score = 1.0 if lower <= known and known <= upper else 0.0
+                scores[action] = score
+                best = max(best, score)
+        everywhere = legal > 0 and best <= TOLERANCE  # legal zeros elsewhere tie too
+        if legal > 0:
+            best = max(best, 0.0)
+        # A uniform choice among the ties: the k-th, k = floor(u * ties).
+        ties, pick = 0, -1
+        for stage in range(2):  # count the ties, then take the pick-th
+            if stage == 1:
+                pick = min(int(uniforms[m] * ties), ties - 1)
+            found = 0
+            for slot in range(masks.shape[1] // gaps if everywhere else held):
+                for gap in range(gaps if everywhere else open_gaps):
+                    action = slot * gaps + gap
+                    if not masks[m, action]:
+                        continue
+                    score = scores[action] if slot < held and gap < open_gaps else 0.0
+                    if score < best - TOLERANCE:
+                        continue
+                    if found == pick:
+                        out[m] = action
+                    found += 1
+            ties = found
+
+
+class BatchedCardlineHeuristic:
+    """``CardlineStrategy`` (``heuristic``) for ``M`` rows: ``act(observations, masks, seats,
+    rng)``."""
+
+    def __init__(self, env_spec: EnvSpec) -> None:
+        self.data = EnvData(env_spec)
+        layout = self.data.layout
+        game = self.data.game
+        self.gaps: int = game.num_gaps
+        self.hand_size: int = game.hand_size
+        known = layout["known_value"]
+        self._offsets = np.array(
+            [
+                known.start,
+                known.stop - known.start,
+                layout["hand_known_value"].start,
+                layout["gap_lower"].start,
+                layout["gap_upper"].start,
+                layout["hand_sizes"].start,
+                layout["line_length"].start,
+            ],
+            np.int64,
+        )
+
+    def act(
+        self,
+        observations: np.ndarray,
+        masks: np.ndarray,
+        seats: np.ndarray,
+        rng: np.random.Generator | None = None,
+    ) -> np.ndarray:
+        """One action per row: the raw (unscaled) observation and legal mask of seat
+        ``seats[m]``, the player to act in that row (the observation is already that
+        seat's view, so ``seats`` plays no part)."""
+        observations = np.ascontiguousarray(observations, np.float32)
+        masks = np.ascontiguousarray(masks, np.bool_)
+        rows = observations.shape[0]
+        if rows == 0:
+            return np.zeros(0, np.int64)
+        if not masks.any(axis=1).all():
+            raise ValueError("every row needs a legal action (the seat to act's mask)")
+        if rng is None:
+            rng = np.random.default_rng()
+        uniforms = rng.random(rows)
+        out = np.zeros(rows, np.int64)
+        _act(
+            observations, masks, uniforms, self._offsets, self.gaps,
+            np.zeros(self.gaps + 1, np.int64), np.zeros(self.gaps), np.zeros(masks.shape[1]), out,
+        )  # fmt: skip
+        return out
+
+    def __repr__(self) -> str:
+        return "BatchedCardlineHeuristic()"
+
+
+__all__ = ["BatchedCardlineHeuristic"]
