@@ -1,0 +1,331 @@
+"""Agents that act for many games at once: the opponents of the batched training envs.
+
+A ``BatchedAgent`` answers ``act(observations, masks, seats, slots, rng)`` for any subset of
+``M`` rows: each row is one game's seat to act, its observation *raw* (unscaled, as the env's
+``observe`` gives it) and its legal mask; ``slots`` are the games' indices in their batch (an
+agent that remembers things within a game keys its memory by slot and seat) and
+``new_games(slots)`` says those games start anew. Randomness comes only from the ``rng`` the
+caller passes, so a seeded batch replays exactly.
+
+``batched_agent(spec_or_agent, env_spec)`` turns an agent spec string (``"random"``,
+``"heuristic"``, ``"pretrained"``, an exported ``.npz``, a saved ``.zip`` or a checkpoint
+folder) or a scalar ``Agent`` into its batched twin, or None when it has none (a torch
+``MaskablePolicyAgent``, the Cardline knowledge agents, a person). ``rows_agent`` plays any
+scalar ``Agent`` row by row behind the same interface, slowly, for those.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import inspect
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from cardarena.envs.core import InvalidConfigError
+from cardarena.envs.core.kernels import random_legal_actions
+
+from .base import Agent, EnvSpec, start_game
+from .heuristics import HeuristicAgent, has_heuristic
+from .numpy_policy import ACTIVATIONS, NumpyPolicy, NumpyPolicyAgent
+from .policy_agent import CheckpointAgent, MaskablePolicyAgent, SavedModelAgent
+from .pretrained import PretrainedAgent, load_policy
+from .random_agent import RandomAgent
+from .specs import make_agent, parse_spec
+
+#: Env name -> ``"module:Class"`` of its batched heuristic (``act(observations, masks, seats,
+#: rng[, slots])``, optionally ``new_games(slots)``), imported on first use; a game whose
+#: module is missing or unfinished simply has no batched heuristic.
+BATCHED_HEURISTICS: dict[str, str] = {
+    "promise_war_v0": "cardarena.agents.heuristics.batched_promise_war:BatchedPromiseWarHeuristic",
+    "ironman_war_v0": "cardarena.agents.heuristics.batched_ironman_war:BatchedIronManWarHeuristic",
+    "beast_wars_v0": "cardarena.agents.heuristics.batched_beast_wars:BatchedBeastWarsHeuristic",
+    "cardline_v0": "cardarena.agents.heuristics.batched_cardline:BatchedCardlineHeuristic",
+}
+
+
+@runtime_checkable
+class BatchedAgent(Protocol):
+    """Acts for ``M`` rows at once (module docstring)."""
+
+    def act(
+        self,
+        observations: np.ndarray,
+        masks: np.ndarray,
+        seats: np.ndarray,
+        slots: np.ndarray,
+        rng: np.random.Generator,
+    ) -> np.ndarray:
+        """One legal action per row (int64 ``[M]``): ``observations`` float32 ``[M, D]`` raw,
+        ``masks`` bool ``[M, A]`` (every row has a legal action), ``seats`` and ``slots``
+        int64 ``[M]``."""
+        ...
+
+    def new_games(self, slots: np.ndarray) -> None:
+        """The games in ``slots`` start anew: forget what was remembered of them."""
+        ...
+
+
+class BatchedRandom:
+    """Uniformly random legal actions, one uniform per row from ``rng``."""
+
+    spec = "random"
+
+    def act(
+        self,
+        observations: np.ndarray,
+        masks: np.ndarray,
+        seats: np.ndarray,
+        slots: np.ndarray,
+        rng: np.random.Generator,
+    ) -> np.ndarray:
+        return random_legal_actions(np.ascontiguousarray(masks, np.bool_), rng)
+
+    def new_games(self, slots: np.ndarray) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return "BatchedRandom()"
+
+
+class BatchedPolicy:
+    """A ``NumpyPolicy`` (shipped ``pretrained`` agents, exports, self-play snapshots) for all
+    rows in one matrix product per layer: rows scaled with the policy's own offset and factor,
+    then the masked argmax, or with ``deterministic=False`` one draw per row from the masked
+    softmax (inverse CDF on one uniform per row from ``rng``)."""
+
+    def __init__(self, policy: NumpyPolicy, deterministic: bool = True) -> None:
+        self.policy = policy
+        self.deterministic = bool(deterministic)
+        self._layers = [(np.ascontiguousarray(w.T), b) for w, b in policy.layers]
+        self._activate = ACTIVATIONS[policy.activation]
+
+    def logits(self, observations: np.ndarray) -> np.ndarray:
+        """float32 ``[M, A]`` logits of raw observation rows ``[M, D]``."""
+        policy = self.policy
+        x = (np.asarray(observations, np.float32) - policy.offset) * policy.factor
+        for weight_t, bias in self._layers[:-1]:
+            x = self._activate(x @ weight_t + bias)
+        weight_t, bias = self._layers[-1]
+        return x @ weight_t + bias
+
+    def act(
+        self,
+        observations: np.ndarray,
+        masks: np.ndarray,
+        seats: np.ndarray,
+        slots: np.ndarray,
+        rng: np.random.Generator,
+    ) -> np.ndarray:
+        masks = np.asarray(masks, np.bool_)
+        if masks.shape[0] == 0:
+            return np.zeros(0, np.int64)
+        if not masks.any(axis=1).all():
+            raise ValueError("every row needs a legal action (the seat to act's mask)")
+        logits = np.where(masks, self.logits(observations), -np.inf)
+        if self.deterministic:
+            return np.argmax(logits, axis=1).astype(np.int64)
+        shifted = np.exp((logits - logits.max(axis=1, keepdims=True)).astype(np.float64))
+        cdf = np.cumsum(shifted, axis=1)
+        targets = rng.random(masks.shape[0]) * cdf[:, -1]
+        # The first action whose cumulative weight passes the target: never an illegal one
+        # (its weight is exactly 0, so it cannot be where the sum first passes).
+        return (cdf <= targets[:, None]).sum(axis=1).astype(np.int64)
+
+    def new_games(self, slots: np.ndarray) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        source = self.policy.meta.get("source") or self.policy.meta.get("env")
+        return f"BatchedPolicy({source!r}, deterministic={self.deterministic})"
+
+
+class BatchedHeuristic:
+    """A game's batched heuristic behind the ``BatchedAgent`` signature (the heuristics take
+    ``rng`` before an optional ``slots``)."""
+
+    spec = "heuristic"
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self._takes_slots = "slots" in inspect.signature(inner.act).parameters
+        self._new_games = getattr(inner, "new_games", None)
+
+    def act(
+        self,
+        observations: np.ndarray,
+        masks: np.ndarray,
+        seats: np.ndarray,
+        slots: np.ndarray,
+        rng: np.random.Generator,
+    ) -> np.ndarray:
+        if self._takes_slots:
+            actions = self.inner.act(observations, masks, seats, rng=rng, slots=slots)
+        else:
+            actions = self.inner.act(observations, masks, seats, rng=rng)
+        return np.asarray(actions, np.int64)
+
+    def new_games(self, slots: np.ndarray) -> None:
+        if self._new_games is not None:
+            self._new_games(slots)
+
+    def __repr__(self) -> str:
+        return f"BatchedHeuristic({type(self.inner).__name__})"
+
+
+def batched_heuristic(env_spec: EnvSpec) -> BatchedHeuristic | None:
+    """A new instance of ``env_spec``'s batched heuristic, or None if it has none (yet)."""
+    target = BATCHED_HEURISTICS.get(env_spec.name)
+    if target is None:
+        return None
+    module_name, _, class_name = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as missing:
+        if missing.name is not None and module_name.endswith(missing.name.rpartition(".")[2]):
+            return None  # not written yet
+        raise
+    built = getattr(module, class_name, None)
+    if built is None:
+        return None
+    return BatchedHeuristic(built(env_spec))
+
+
+class RowsAgent:
+    """Any scalar ``Agent`` as a ``BatchedAgent``, one ``act`` call per row (slow: for agents
+    without a batched form). Every (slot, seat) gets its own copy of the prototype, told
+    ``start_game`` and reseeded from ``rng`` before its first move of each game, as the
+    single-game bridge treats its drawn opponents. A torch ``MaskablePolicyAgent`` (no memory,
+    no generator, a model too big to copy per seat) is shared by every row."""
+
+    def __init__(self, prototype: Agent | str, env_spec: EnvSpec) -> None:
+        self.prototype = prototype
+        self.env_spec = env_spec
+        self.seat_names = list(env_spec.make_raw().possible_agents)
+        self._shared = prototype if isinstance(prototype, MaskablePolicyAgent) else None
+        self._agents: dict[tuple[int, int], Agent] = {}
+        self._fresh: set[tuple[int, int]] = set()
+
+    def _agent(self, key: tuple[int, int], rng: np.random.Generator) -> Agent:
+        if self._shared is not None:
+            return self._shared
+        agent = self._agents.get(key)
+        if agent is None:
+            proto = self.prototype
+            agent = make_agent(proto) if isinstance(proto, str) else copy.deepcopy(proto)
+            self._agents[key] = agent
+            self._fresh.add(key)
+        if key in self._fresh:
+            self._fresh.discard(key)
+            if hasattr(agent, "seed"):
+                agent.seed(int(rng.integers(2**63)))
+            start_game(agent, self.seat_names[key[1]], self.env_spec)
+        return agent
+
+    def act(
+        self,
+        observations: np.ndarray,
+        masks: np.ndarray,
+        seats: np.ndarray,
+        slots: np.ndarray,
+        rng: np.random.Generator,
+    ) -> np.ndarray:
+        out = np.zeros(len(seats), np.int64)
+        for m in range(len(seats)):
+            agent = self._agent((int(slots[m]), int(seats[m])), rng)
+            view = {
+                "observation": np.array(observations[m], np.float32),
+                "action_mask": masks[m].astype(np.int8),
+            }
+            out[m] = int(agent.act(view))
+        return out
+
+    def new_games(self, slots: np.ndarray) -> None:
+        for slot in np.asarray(slots, np.int64).tolist():
+            self._fresh.update((slot, seat) for seat in range(len(self.seat_names)))
+
+    def __repr__(self) -> str:
+        return f"RowsAgent({self.prototype!r})"
+
+
+def _policy_for(policy: NumpyPolicy, env_spec: EnvSpec, deterministic: bool) -> BatchedPolicy:
+    raw = env_spec.make_raw()
+    seat = raw.possible_agents[0]
+    policy.check_env(
+        raw.observation_space(seat)["observation"], int(raw.action_space(seat).n), env_spec.name
+    )
+    return BatchedPolicy(policy, deterministic)
+
+
+def batched_agent(spec_or_agent: Any, env_spec: EnvSpec) -> BatchedAgent | None:
+    """The batched form of an agent spec string or a scalar agent for ``env_spec``'s games, or
+    None when it has none. A bad spec, or an agent that cannot play this env (a policy trained
+    for another one, ``heuristic`` in a game without one), raises ``InvalidConfigError``.
+    ``env_spec`` is the unscaled env (no ``normalize_observation``): rows are raw."""
+    item = spec_or_agent
+    if isinstance(item, NumpyPolicy):
+        return _policy_for(item, env_spec, True)
+    if isinstance(item, str):
+        name, options = parse_spec(item)
+        if name.endswith(".npz") and Path(name).is_file():
+            unknown = set(options) - {"deterministic"}
+            if unknown:
+                raise InvalidConfigError(f"agent spec {item!r}: unknown options {sorted(unknown)}")
+            deterministic = bool(options.get("deterministic", True))
+            return _policy_for(load_policy(name), env_spec, deterministic)
+        item = make_agent(item)
+    if _is_batched(item):
+        return item
+    if not isinstance(item, Agent):
+        raise InvalidConfigError(f"expected an agent, a batched agent or a spec, got {item!r}")
+    kind = type(item)
+    if kind is RandomAgent:
+        return BatchedRandom()
+    if isinstance(item, HeuristicAgent) and kind is HeuristicAgent:
+        if not has_heuristic(env_spec.name):
+            copy.deepcopy(item).start_game("", env_spec)  # raises, naming the envs it plays
+        return batched_heuristic(env_spec)
+    if kind in (NumpyPolicyAgent, PretrainedAgent, SavedModelAgent, CheckpointAgent):
+        agent = copy.deepcopy(item)
+        if kind is not NumpyPolicyAgent or agent.policy is None:  # type: ignore[attr-defined]
+            seat = env_spec.make_raw().possible_agents[0]
+            agent.start_game(seat, env_spec)  # type: ignore[attr-defined]
+        numpy_agent = kind in (NumpyPolicyAgent, PretrainedAgent)
+        policy = getattr(agent, "policy" if numpy_agent else "_policy", None)
+        if not isinstance(policy, NumpyPolicy):
+            return None  # a model only torch can run (trust_pickle with a custom network)
+        return _policy_for(policy, env_spec, agent.deterministic)  # type: ignore[attr-defined]
+    return None
+
+
+def _is_batched(item: Any) -> bool:
+    """A user's own batched agent (``act`` takes ``slots``, it has ``new_games``)."""
+    act = getattr(item, "act", None)
+    if act is None or not hasattr(item, "new_games"):
+        return False
+    try:
+        return "slots" in inspect.signature(act).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def as_batched(spec_or_agent: Any, env_spec: EnvSpec) -> BatchedAgent:
+    """``batched_agent``, falling back to ``RowsAgent`` (row by row) when there is no batched
+    form."""
+    agent = batched_agent(spec_or_agent, env_spec)
+    return RowsAgent(spec_or_agent, env_spec) if agent is None else agent
+
+
+__all__ = [
+    "BATCHED_HEURISTICS",
+    "BatchedAgent",
+    "BatchedHeuristic",
+    "BatchedPolicy",
+    "BatchedRandom",
+    "RowsAgent",
+    "as_batched",
+    "batched_agent",
+    "batched_heuristic",
+]

@@ -1,0 +1,601 @@
+"""One learner against built-in opponents in thousands of games at once, on the batched engine.
+
+``BatchedVecEnv`` is an SB3 ``VecEnv`` and ``BatchedGymVectorEnv`` a Gymnasium ``VectorEnv``;
+both are the single-game bridge (``SingleAgentEnv``) for ``num_envs`` games in one
+``BatchedRules`` batch (``cardarena.envs.vector``), written once in ``LearnerBatch``:
+
+- the learner's seat is drawn per game at every deal (uniformly, from a generator seeded by
+  ``seed``), so one policy learns every seat;
+- opponents act inside ``step``, as ``BatchedAgent``\\ s (``cardarena.agents.batched``): all
+  opponent rows of all games in one call per opponent, repeated until every game has the
+  learner to act (or has ended);
+- what the learner gets is its own: its observation scaled to ``[0, 1]`` by the env's
+  ``ObservationScaler`` (the one ``SingleAgentEnv`` and the policy agents use), its return,
+  its termination; ``action_masks()`` serves sb3-contrib's ``MaskablePPO``.
+
+Autoreset: SB3 resets in the step where a game ends (``infos[i]["terminal_observation"]`` is
+the learner's final observation, the returned row the learner's first one in the next game;
+``infos[i]["episode"]`` as SB3's ``Monitor`` writes it). Gymnasium's ``VectorEnv`` uses
+next-step autoreset (``metadata["autoreset_mode"]``): the row of an ended game is the
+learner's final observation with an all-False ``infos["action_mask"]``, and the next
+``step`` ignores its action and deals it anew.
+
+Opponents (``opponent=``): an agent spec string, a scalar ``Agent`` or a ``BatchedAgent``;
+a list of them (one drawn per game at every deal); an ``OpponentSampler``
+(``sample(rng) -> Agent | str``, e.g. a ``LeaguePool``) asked per game at every deal; None for
+random opponents. Agents without a batched form play row by row (``RowsAgent``, slow).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+
+from cardarena.agents import EnvSpec
+from cardarena.agents.batched import BatchedAgent, as_batched
+from cardarena.envs.core import IllegalActionError, InvalidConfigError, ObservationScaler
+from cardarena.envs.core.aec import NORMALIZE_OBSERVATION, check_seed
+from cardarena.envs.core.kernels import slot_seeds
+from cardarena.envs.core.validation import check_bool
+from cardarena.envs.vector import BatchEnv
+
+MONITOR: type | None
+try:
+    from stable_baselines3.common.monitor import Monitor as MONITOR
+    from stable_baselines3.common.vec_env import VecEnv
+except ImportError:  # pragma: no cover - the 'train' extra is missing
+
+    class VecEnv:  # type: ignore[no-redef]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            raise ImportError("BatchedVecEnv needs the 'train' extra (stable-baselines3)")
+
+    MONITOR = None
+
+#: Most distinct opponents (sampler entries) kept built at once.
+MAX_BUILT_OPPONENTS = 64
+
+
+class LearnerBatch:
+    """The learner's view of ``num_envs`` games; ``same_step`` chooses SB3's autoreset (deal
+    in the step where a game ends) or Gymnasium's next-step one."""
+
+    def __init__(
+        self,
+        env_name: str,
+        num_envs: int,
+        seed: int | None,
+        opponent: Any,
+        same_step: bool,
+        config: dict[str, Any],
+    ) -> None:
+        config = dict(config)
+        # The learner's rows are always scaled and the opponents' always raw: the flag has
+        # nothing left to switch.
+        check_bool(config.pop(NORMALIZE_OBSERVATION, False), NORMALIZE_OBSERVATION)
+        self.engine = BatchEnv(env_name, num_envs, 0, **config)
+        self.rules = self.engine.rules
+        self.env_name = env_name
+        self.env_spec = EnvSpec(env_name, config)
+        self.num_envs = n = self.engine.num_envs
+        self.num_players = self.engine.num_players
+        self.num_actions = self.engine.num_actions
+        self.seat_names = list(self.engine.possible_agents)
+        self.scaler = ObservationScaler(self.engine.observation_space)
+        self.same_step = same_step
+        d, a = self.engine.observation_size, self.num_actions
+        self.learner_seat = np.zeros(n, np.int64)
+        self.opponent_of = np.zeros(n, np.int64)
+        self.returns = np.zeros(n, np.float64)
+        self.lengths = np.zeros(n, np.int64)
+        self.pending = np.zeros(n, np.bool_)
+        self.mask = np.zeros((n, a), np.bool_)
+        self._obs_raw = np.zeros((n, d), np.float32)
+        self._other_raw = np.zeros((n, d), np.float32)
+        self._final_raw = np.zeros((n, d), np.float32)
+        self._other_mask = np.zeros((n, a), np.bool_)
+        self._actions = np.zeros(n, np.int64)
+        self._games = np.arange(n, dtype=np.int64)
+        self._start = time.time()
+        self._ready = False
+        self._opponent_spec: Any = None
+        self._pool: dict[int, BatchedAgent] = {}
+        self._keys: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
+        self._next_id = 0
+        self._list: list[Any] | None = None
+        self._sampler: Any = None
+        self.seed = self._reseed(seed)
+        self.set_opponent(opponent)
+
+    # --- seeding and opponents -----------------------------------------------------------
+    def _reseed(self, seed: int | None) -> int:
+        seed = check_seed(seed)
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
+        deals, seats, opponents = np.random.SeedSequence(seed).spawn(3)
+        self._deal_seed = int(deals.generate_state(1, np.uint64)[0])
+        self.rules.rng[:] = slot_seeds(self._deal_seed, self._games)
+        self.seat_rng = np.random.default_rng(seats)
+        self.opponent_rng = np.random.default_rng(opponents)
+        return seed
+
+    def set_opponent(self, opponent: Any) -> None:
+        """Who plays the other seats (module docstring), from now on in every game: each
+        game's opponent is drawn anew at once (list, sampler) and starts with no memory."""
+        self._pool.clear()
+        self._keys.clear()
+        self._list = self._sampler = None
+        self._opponent_spec = opponent
+        if isinstance(opponent, (list, tuple)):
+            if not opponent:
+                raise InvalidConfigError("an opponent list needs at least one agent or spec")
+            self._list = [self._build(entry) for entry in opponent]
+        elif _is_sampler(opponent):
+            self._sampler = opponent
+        else:
+            self._list = [self._build("random" if opponent is None else opponent)]
+        self._draw(self._games)
+
+    def _draw(self, games: np.ndarray) -> None:
+        """This deal's opponent of every game in ``games``; they start with no memory."""
+        if self._sampler is not None:
+            for game in games.tolist():
+                self.opponent_of[game] = self._build(self._sampler.sample(self.opponent_rng))
+        elif self._list is not None and len(self._list) > 1:
+            picks = self.opponent_rng.integers(len(self._list), size=games.size)
+            self.opponent_of[games] = np.asarray(self._list, np.int64)[picks]
+        elif self._list is not None:
+            self.opponent_of[games] = self._list[0]
+        for ident, rows in self._groups(games):
+            self._pool[ident].new_games(rows)
+
+    def _build(self, entry: Any) -> int:
+        """The pool id of ``entry``'s batched form (built once per entry while it is used)."""
+        key = entry if isinstance(entry, str) else id(entry)
+        cached = self._keys.get(key)
+        if cached is not None and (isinstance(entry, str) or cached[0] is entry):
+            self._keys.move_to_end(key)
+            return cached[1]
+        if not (isinstance(entry, str) or hasattr(entry, "act")):
+            raise InvalidConfigError(
+                f"opponent must be an agent spec string, an Agent, a BatchedAgent, a list of "
+                f"them or an OpponentSampler (with .sample(rng)), got {entry!r}"
+            )
+        ident = self._next_id
+        self._next_id += 1
+        self._pool[ident] = as_batched(entry, self.env_spec)
+        self._keys[key] = (entry, ident)
+        if len(self._keys) > MAX_BUILT_OPPONENTS:  # a growing league must not grow memory
+            used = {ident, *np.unique(self.opponent_of).tolist(), *(self._list or [])}
+            for old_key, (_, old_id) in list(self._keys.items()):
+                if len(self._keys) <= MAX_BUILT_OPPONENTS:
+                    break
+                if old_id not in used:
+                    del self._keys[old_key]
+                    self._pool.pop(old_id, None)
+        return ident
+
+    @property
+    def opponents(self) -> list[BatchedAgent]:
+        """The opponents built so far (for a sampler, those of the recent deals)."""
+        return list(self._pool.values())
+
+    # --- dealing and playing ---------------------------------------------------------------
+    def _deal(self, which: np.ndarray) -> None:
+        games = np.flatnonzero(which)
+        with np.errstate(over="ignore"):
+            self.rules.reset_games(which)
+        self.learner_seat[games] = self.seat_rng.integers(self.num_players, size=games.size)
+        self.returns[games] = 0.0
+        self.lengths[games] = 0
+        self._draw(games)
+
+    def _groups(self, games: np.ndarray) -> list[tuple[int, np.ndarray]]:
+        """``games`` split by the opponent that plays them."""
+        if games.size == 0:
+            return []
+        if len(self._pool) == 1:
+            return [(int(self.opponent_of[games[0]]), games)]
+        ids = self.opponent_of[games]
+        return [(int(ident), games[ids == ident]) for ident in np.unique(ids)]
+
+    def reset(self, seed: int | None = None) -> None:
+        """New games everywhere (reseeded when ``seed`` is given, else the streams go on)."""
+        if seed is not None:
+            self.seed = self._reseed(seed)
+            self.set_opponent(self._opponent_spec)  # drop what agents built remembered
+        self.pending[:] = False
+        self._start = time.time()
+        self._begin()
+        self._deal(np.ones(self.num_envs, np.bool_))
+        self._settle()
+        self._ready = True
+        self._finish_observation()
+
+    def _begin(self) -> None:
+        n = self.num_envs
+        self.reward = np.zeros(n, np.float32)
+        self.terminated = np.zeros(n, np.bool_)
+        self.truncated = np.zeros(n, np.bool_)
+        self.done = np.zeros(n, np.bool_)
+        self.final_return = np.zeros(n, np.float64)
+        self.final_length = np.zeros(n, np.int64)
+        self.final_observation = np.zeros((0, self._obs_raw.shape[1]), np.float32)
+        self._final_rows = np.zeros(0, np.int64)
+
+    def step(self, actions: Any) -> None:
+        """The learner's action in every game (ignored where a game ended in the last step
+        under next-step autoreset: that game is dealt anew instead)."""
+        if not self._ready:
+            raise IllegalActionError("step() called before reset()")
+        actions = self._checked(actions)
+        pending = self.pending.copy()
+        self.pending[:] = False
+        live = ~pending
+        self._begin()
+        self.lengths[live] += 1
+        with np.errstate(over="ignore"):
+            self.rules.step_games(actions, live)
+        self._account(live)
+        if pending.any():
+            self._deal(pending)
+        self._settle()
+        self._finish_observation()
+
+    def _checked(self, actions: Any) -> np.ndarray:
+        array = np.asarray(actions)
+        if array.shape != (self.num_envs,) and array.size == self.num_envs:
+            array = array.reshape(self.num_envs)
+        if array.shape != (self.num_envs,):
+            raise IllegalActionError(
+                f"actions must have shape ({self.num_envs},), one per game; got {array.shape}"
+            )
+        integral = array.dtype.kind in "iu" or (
+            array.dtype.kind == "f" and np.array_equal(array, np.round(array))
+        )
+        if not integral:
+            raise IllegalActionError(f"actions must be integers, got dtype {array.dtype}")
+        array = np.where(self.pending, 0, array).astype(np.int64)
+        in_range = (array >= 0) & (array < self.num_actions)
+        legal = in_range.copy()
+        rows = np.flatnonzero(in_range)
+        legal[rows] = self.mask[rows, array[rows]]
+        bad = np.flatnonzero(~legal & ~self.pending)
+        if bad.size:
+            game, action = int(bad[0]), int(array[bad[0]])
+            seat = self.seat_names[int(self.learner_seat[game])]
+            raise IllegalActionError(
+                f"game {game}: illegal action {action} for the learner ({seat}); legal "
+                f"actions: {np.flatnonzero(self.mask[game]).tolist()}"
+            )
+        return array
+
+    def _account(self, which: np.ndarray) -> None:
+        """Credit the learner's share of the rewards of the games just stepped; finish the
+        games that ended."""
+        rules = self.rules
+        rows = np.flatnonzero(which)
+        gained = rules.rewards[rows, self.learner_seat[rows]]
+        self.reward[rows] += gained
+        self.returns[rows] += gained
+        ended = which & (rules.terminated | rules.truncated)
+        if ended.any():
+            self._end(ended)
+
+    def _end(self, ended: np.ndarray) -> None:
+        games = np.flatnonzero(ended)
+        never = games[self.lengths[games] == 0]
+        if never.size:
+            raise RuntimeError(
+                f"game {int(never[0])} ended before the learner's first decision "
+                f"({self.seat_names[int(self.learner_seat[never[0]])]})"
+            )
+        rules = self.rules
+        self.terminated[games] = rules.terminated[games]
+        self.truncated[games] = rules.truncated[games] & ~rules.terminated[games]
+        self.done[games] = True
+        self.final_return[games] = self.returns[games]
+        self.final_length[games] = self.lengths[games]
+        if self.same_step:
+            seats = np.where(ended, self.learner_seat, -1)
+            rules.observations(seats, self._final_raw)
+            self._final_rows = np.concatenate([self._final_rows, games])
+            self.final_observation = np.concatenate(
+                [self.final_observation, self._scaled(self._final_raw[games])]
+            )
+            self._deal(ended)
+        else:
+            self.pending[games] = True
+
+    def _settle(self) -> None:
+        """Opponents move, all opponent rows of all games one call per opponent, until every
+        game has the learner to act or is over (waiting for its next-step deal)."""
+        rules = self.rules
+        while True:
+            player = rules.current_player
+            moving = (player >= 0) & (player != self.learner_seat)
+            if not moving.any():
+                return
+            games = np.flatnonzero(moving)
+            seats = np.where(moving, player, -1)
+            rules.observations(seats, self._other_raw)
+            rules.legal_masks(self._other_mask)
+            actions = self._actions
+            actions[:] = 0
+            for ident, rows in self._groups(games):
+                chosen = np.asarray(
+                    self._pool[ident].act(
+                        self._other_raw[rows],
+                        self._other_mask[rows],
+                        player[rows],
+                        rows,
+                        self.opponent_rng,
+                    ),
+                    np.int64,
+                )
+                if chosen.shape != rows.shape or not (
+                    ((chosen >= 0) & (chosen < self.num_actions)).all()
+                    and self._other_mask[rows, chosen].all()
+                ):
+                    raise IllegalActionError(
+                        f"opponent {self._pool[ident]!r} returned illegal actions"
+                    )
+                actions[rows] = chosen
+            with np.errstate(over="ignore"):
+                rules.step_games(actions, moving)
+            self._account(moving)
+
+    def _finish_observation(self) -> None:
+        self.rules.observations(self.learner_seat, self._obs_raw)
+        self.rules.legal_masks(self.mask)
+        self.observation = self._scaled(self._obs_raw)
+
+    def _scaled(self, raw: np.ndarray) -> np.ndarray:
+        """``self.scaler(raw)`` (the same float32 operations, so the same bits) in a new array
+        written once: at 1,024 games of 1,680 floats the scaler's temporaries cost more than
+        a step of the game."""
+        out = np.subtract(raw, self.scaler.offset, dtype=np.float32)
+        out *= self.scaler.scale
+        return out
+
+    def final_observations(self) -> dict[int, np.ndarray]:
+        """Game -> the learner's final (scaled) observation, for the games that ended in the
+        last step under same-step autoreset."""
+        return dict(zip(self._final_rows.tolist(), self.final_observation, strict=True))
+
+    def episode_time(self) -> float:
+        return round(time.time() - self._start, 6)
+
+
+def _is_sampler(opponent: Any) -> bool:
+    """An ``OpponentSampler`` (``sample(rng)``), not an agent that happens to have one."""
+    return (
+        opponent is not None
+        and not isinstance(opponent, str)
+        and callable(getattr(opponent, "sample", None))
+        and not hasattr(opponent, "act")
+    )
+
+
+class BatchedVecEnv(VecEnv):
+    """SB3 ``VecEnv``: one learner in ``num_envs`` games of ``env_name`` (module docstring).
+
+    ``BatchedVecEnv("promise_war_v0", 1024, seed=0, opponent="heuristic", num_players=3)``;
+    ``seed`` fixes the deals, the learner's seats and the opponents' choices (``seed()``
+    followed by ``reset()`` reseeds); config keys as for ``make``. Train with
+    ``MaskablePPO("MlpPolicy", venv)``; ``set_opponent`` (or
+    ``env_method("set_opponent", ...)``) swaps the opponents, e.g. for self-play.
+    """
+
+    render_mode = None
+
+    def __init__(
+        self,
+        env_name: str,
+        num_envs: int,
+        seed: int | None = None,
+        opponent: Any = None,
+        **config: Any,
+    ) -> None:
+        self.core = LearnerBatch(env_name, num_envs, seed, opponent, True, config)
+        self.env_name = env_name
+        self.scaler = self.core.scaler
+        super().__init__(
+            self.core.num_envs, self.core.scaler.space, spaces.Discrete(self.core.num_actions)
+        )
+        self._pending_actions: np.ndarray | None = None
+
+    @property
+    def learner_seats(self) -> np.ndarray:
+        """Each game's learner seat (index into ``possible_agents``)."""
+        return self.core.learner_seat.copy()
+
+    def reset(self) -> np.ndarray:
+        seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
+        self.core.reset(seed)
+        self._reset_seeds()
+        self._reset_options()
+        self.reset_infos = [{} for _ in range(self.num_envs)]
+        return self.core.observation
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._pending_actions = np.asarray(actions)
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        if self._pending_actions is None:
+            raise IllegalActionError("step_wait() called without step_async()")
+        actions, self._pending_actions = self._pending_actions, None
+        core = self.core
+        core.step(actions)
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        if core.done.any():
+            elapsed = core.episode_time()
+            for game, final in core.final_observations().items():
+                infos[game] = {
+                    "terminal_observation": final,
+                    "episode": {
+                        "r": float(core.final_return[game]),
+                        "l": int(core.final_length[game]),
+                        "t": elapsed,
+                    },
+                    "TimeLimit.truncated": bool(core.truncated[game]),
+                }
+        return core.observation, core.reward.copy(), core.done.copy(), infos
+
+    def action_masks(self) -> np.ndarray:
+        """bool ``[num_envs, A]``: the learner's legal actions in every game."""
+        return self.core.mask.copy()
+
+    def set_opponent(self, opponent: Any) -> None:
+        """Swap the opponents (any form ``__init__`` takes)."""
+        self.core.set_opponent(opponent)
+
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
+        """Seed the next ``reset`` (the whole batch from ``seed``; SB3's per-env list is
+        ``seed + i`` by convention)."""
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
+        self._seeds = [seed + index for index in range(self.num_envs)]
+        return self._seeds
+
+    def close(self) -> None:
+        self.core.engine.close()
+
+    def _indices(self, indices: Any) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        if isinstance(indices, (int, np.integer)):
+            return [int(indices)]
+        return [int(i) for i in indices]
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        """One value per game: ``learner`` is that game's learner seat name; anything else an
+        attribute of this batch (shared by every game)."""
+        games = self._indices(indices)
+        if attr_name == "learner":
+            return [self.core.seat_names[int(self.core.learner_seat[g])] for g in games]
+        value = getattr(self, attr_name)
+        return [value for _ in games]
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        """Set an attribute of the batch (every game shares it)."""
+        if indices is not None and len(self._indices(indices)) != self.num_envs:
+            raise NotImplementedError("the games of one batch share every attribute")
+        setattr(self, attr_name, value)
+
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any
+    ) -> list[Any]:
+        """``action_masks`` per game (what ``MaskablePPO`` asks); any other method is the
+        batch's, called once (``set_opponent`` applies to every game)."""
+        games = self._indices(indices)
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return [masks[g] for g in games]
+        if len(games) != self.num_envs:
+            raise NotImplementedError(
+                f"{method_name!r} applies to the whole batch; call it without indices"
+            )
+        result = getattr(self, method_name)(*method_args, **method_kwargs)
+        return [result for _ in games]
+
+    def env_is_wrapped(
+        self, wrapper_class: type[gymnasium.Wrapper], indices: Any = None
+    ) -> list[bool]:
+        """True for SB3's ``Monitor``: the infos carry its ``episode`` entries."""
+        wrapped = MONITOR is not None and wrapper_class is MONITOR
+        return [wrapped for _ in self._indices(indices)]
+
+    def render(self, mode: str | None = None) -> None:
+        return None
+
+    def render_text(self, game: int) -> str:
+        """Game ``game`` as the env's text table."""
+        return self.core.engine.render(game)
+
+
+class BatchedGymVectorEnv(gymnasium.vector.VectorEnv):
+    """Gymnasium ``VectorEnv`` with next-step autoreset: the same single-learner view as
+    ``BatchedVecEnv`` (same arguments). ``infos["action_mask"]`` is the learner's mask (all
+    False in a game that has just ended), ``infos["learner"]`` each game's learner seat; wrap
+    it in ``gymnasium.wrappers.vector.RecordEpisodeStatistics`` for episode returns (it
+    refuses an env that writes ``infos["episode"]`` itself)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        env_name: str,
+        num_envs: int,
+        seed: int | None = None,
+        opponent: Any = None,
+        **config: Any,
+    ) -> None:
+        self.core = LearnerBatch(env_name, num_envs, seed, opponent, False, config)
+        self.env_name = env_name
+        self.num_envs = self.core.num_envs
+        self.scaler = self.core.scaler
+        self.single_observation_space = self.core.scaler.space
+        self.single_action_space = spaces.Discrete(self.core.num_actions)
+        self.observation_space = gymnasium.vector.utils.batch_space(
+            self.single_observation_space, self.num_envs
+        )
+        self.action_space = gymnasium.vector.utils.batch_space(
+            self.single_action_space, self.num_envs
+        )
+
+    @property
+    def learner_seats(self) -> np.ndarray:
+        return self.core.learner_seat.copy()
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        if options:
+            raise InvalidConfigError(f"reset options are not supported here, got {options!r}")
+        if seed is not None:
+            super().reset(seed=seed)
+        self.core.reset(seed)
+        return self.core.observation, self._infos()
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        core = self.core
+        core.step(actions)
+        return (
+            core.observation,
+            core.reward.copy(),
+            core.terminated.copy(),
+            core.truncated.copy(),
+            self._infos(),
+        )
+
+    def _infos(self) -> dict[str, Any]:
+        core = self.core
+        n = self.num_envs
+        infos: dict[str, Any] = {
+            "action_mask": core.mask.copy(),
+            "_action_mask": np.ones(n, np.bool_),
+            "learner": core.learner_seat.copy(),
+            "_learner": np.ones(n, np.bool_),
+        }
+        return infos
+
+    def action_masks(self) -> np.ndarray:
+        return self.core.mask.copy()
+
+    def set_opponent(self, opponent: Any) -> None:
+        self.core.set_opponent(opponent)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self.core.engine.close()
+
+
+__all__ = ["BatchedGymVectorEnv", "BatchedVecEnv", "LearnerBatch"]
