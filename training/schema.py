@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import ast
 import dataclasses
+import functools
 import inspect
 import itertools
 import math
@@ -176,8 +177,10 @@ def meta(
     return {key: value for key, value in given.items() if value is not None}
 
 
+@functools.cache
 def field_docs(cls: type) -> dict[str, str]:
-    """Each field's docstring (the string right below it), read from ``cls``'s source."""
+    """Each field's docstring (the string right below it), read from ``cls``'s source (once:
+    every parser built for the CLI and its fuzz test reads it)."""
     tree = ast.parse(inspect.getsource(cls))
     body = tree.body[0].body  # type: ignore[attr-defined]
     docs: dict[str, str] = {}
@@ -190,6 +193,12 @@ def field_docs(cls: type) -> dict[str, str]:
         ):
             docs[node.target.id] = " ".join(str(following.value.value).split())
     return docs
+
+
+@functools.cache
+def type_hints(cls: type) -> dict[str, Any]:
+    """``typing.get_type_hints(cls)``, evaluated once per class (do not modify the result)."""
+    return typing.get_type_hints(cls)
 
 
 def unwrap(annotation: Any) -> tuple[Any, bool]:
@@ -213,7 +222,7 @@ def flag_of(cls: type, name: str) -> str:
     True -> ``--no-x``)."""
     field = next(f for f in dataclasses.fields(cls) if f.name == name)
     flag = "--" + name.replace("_", "-")
-    if unwrap(typing.get_type_hints(cls)[name])[0] is bool and default_of(field) is True:
+    if unwrap(type_hints(cls)[name])[0] is bool and default_of(field) is True:
         return "--no-" + flag[2:]
     return flag
 
@@ -223,7 +232,7 @@ def choices_of(cls: type, name: str) -> tuple[Any, ...] | None:
     field = next(f for f in dataclasses.fields(cls) if f.name == name)
     if "choices" in field.metadata:
         return tuple(field.metadata["choices"])
-    kind, _ = unwrap(typing.get_type_hints(cls)[name])
+    kind, _ = unwrap(type_hints(cls)[name])
     return typing.get_args(kind) if typing.get_origin(kind) is Literal else None
 
 
@@ -237,7 +246,7 @@ def add_dataclass_arguments(
 ) -> None:
     """One argument per field of the dataclass ``cls`` (``extra_help``: text added to a
     field's doc, by field name)."""
-    docs, hints = field_docs(cls), typing.get_type_hints(cls)
+    docs, hints = field_docs(cls), type_hints(cls)
     for field in cli_fields(cls):
         meta = field.metadata
         kind, _ = unwrap(hints[field.name])

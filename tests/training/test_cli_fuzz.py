@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cardarena.envs import ENVS
-from cardarena.training import bench, cli, tournament
+from cardarena.training import bench, cli, tournament, tournament_vector
 from cardarena.training import train as train_module
 
 PARSER = cli.build_parser()
@@ -147,6 +147,7 @@ def _stub(patch: pytest.MonkeyPatch, work: Path) -> None:
     patch.setenv(cli.DEBUG_VARIABLE, "1")
     patch.setattr(train_module, "train", lambda args: work)
     patch.setattr(tournament, "run_tournament", lambda *args, **kwargs: _Result())
+    patch.setattr(tournament_vector, "run_vector_tournament", lambda *a, **k: _Result())
     patch.setattr(bench, "run", bench.check_args)  # the checks, not the measuring
     patch.setattr(cli, "ask_human", _no_more_input)
     patch.setattr(sys, "stdin", io.StringIO(""))
