@@ -19,11 +19,11 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 $(VENV)/.installed-train: $(DEPS) | $(PY)
-	$(PIP_INSTALL) -e ".[train]"
+	$(PIP_INSTALL) -e ".[train,fast]"
 	touch $@
 
 $(VENV)/.installed-dev: $(DEPS) | $(PY)
-	$(PIP_INSTALL) -e ".[train,dev,plot]"
+	$(PIP_INSTALL) -e ".[train,dev,plot,fast,bench]"
 	touch $@
 
 demo: $(VENV)/.installed-train
@@ -34,8 +34,9 @@ lint: $(VENV)/.installed-dev
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy envs agents training
 
+# -n auto: pytest-xdist, one worker per core (the vector suite proves 1.2M transitions).
 test: lint
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto
 	$(MAKE) test-rllib
 
 $(RLLIB_PY):
@@ -48,7 +49,7 @@ $(RLLIB_VENV)/.installed: $(DEPS) | $(RLLIB_PY)
 # The RLlib backend on a real two-node Ray cluster (tests marked rllib), and the env suites
 # again under Ray's gymnasium pin. CARDARENA_REQUIRE_RLLIB turns a missing ray into a failure.
 test-rllib: $(RLLIB_VENV)/.installed
-	CARDARENA_REQUIRE_RLLIB=1 $(RLLIB_PY) -m pytest -p no:cacheprovider \
+	CARDARENA_REQUIRE_RLLIB=1 $(RLLIB_PY) -m pytest -n auto -p no:cacheprovider \
 		tests/training/test_rllib.py tests/core tests/envs tests/conformance
 
 bench: $(VENV)/.installed-dev

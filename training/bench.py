@@ -11,7 +11,9 @@ For our envs a second column gives the pure rules rate: the rules state alone
 (``legal_action_mask`` + ``apply_action``, no observation), i.e. what the env layer costs on
 top of the game.
 
-With ``--learn`` it measures training instead: MaskablePPO ``learn()`` steps per second in the
+With ``--vector`` it measures the batched engines instead (``bench_vector``: beside OpenSpiel's
+leduc_poker and each game's ``env()``, at several batch sizes). With ``--learn`` it measures
+training instead: MaskablePPO ``learn()`` steps per second in the
 geometry ``cardarena train`` uses (``n_envs`` in-process envs in a DummyVecEnv, the game's
 ``DEFAULTS`` for ``n_steps``/``batch_size``/``net_arch``, random opponents, one torch thread),
 with tictactoe_v3 through the same ``SingleAgentEnv`` bridge and promise_war's defaults. Each
@@ -22,6 +24,7 @@ the whole ``learn()`` time; the rest is the policy forward passes in ``collect_r
 the gradient updates in ``train``.
 
     cardarena bench [--seconds 2] [--rounds 5] [--env NAME ...] [--learn]
+    cardarena bench --vector [--num-envs 64 256 1024 4096] [--env NAME ...]
     python bench/throughput.py ...   (the same)
 """
 
@@ -47,6 +50,7 @@ REFERENCE = "tictactoe_v3"
 #: What ``--seconds`` and ``--rounds`` allow (checked for the flags and for ``run(args)``).
 SECONDS = Number(float, 0.0, 3600.0, low_open=True)
 ROUNDS = Number(int, 1, 1000)
+NUM_ENVS = Number(int, 1, 65536)
 
 
 def pettingzoo_classic(name: str) -> Callable[[], Any]:
@@ -132,6 +136,13 @@ class BenchArgs:
     """Our envs to measure."""
     learn: bool = False
     """MaskablePPO learn() steps/s in cardarena train's geometry (needs the train extra)."""
+    vector: bool = False
+    """The batched engines (make_vec) beside OpenSpiel's leduc_poker and each env()."""
+    num_envs: list[int] = field(
+        default_factory=lambda: [64, 256, 1024, 4096],
+        metadata=meta(nargs="+", rule=NUM_ENVS, metavar="N"),
+    )
+    """Batch sizes for --vector."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -158,6 +169,13 @@ def check_args(args: argparse.Namespace) -> None:
         problem = rule.problem(getattr(args, flag[2:]))
         if problem:
             raise InvalidConfigError(f"{flag} {problem}")
+    sizes = getattr(args, "num_envs", [64])
+    if not isinstance(sizes, (list, tuple)) or not sizes:
+        raise InvalidConfigError(f"--num-envs must be a list of batch sizes, got {sizes!r}")
+    for size in sizes:
+        problem = NUM_ENVS.problem(size)
+        if problem:
+            raise InvalidConfigError(f"--num-envs {problem}")
     names = getattr(args, "env", None)
     if not isinstance(names, (list, tuple)):
         raise InvalidConfigError(f"--env must be a list of env names, got {names!r}")
@@ -202,8 +220,15 @@ def run(args: argparse.Namespace) -> None:
     """Measure and print the table for parsed ``args`` (``--seconds``, ``--rounds``, ``--env``,
     ``--learn``)."""
     check_args(args)
+    if getattr(args, "learn", False) and getattr(args, "vector", False):
+        raise InvalidConfigError("--learn and --vector measure different things: choose one")
     if getattr(args, "learn", False):
         run_learn(args)
+        return
+    if getattr(args, "vector", False):
+        from .bench_vector import run as run_vector
+
+        run_vector(args)
         return
 
     candidates: dict[str, Callable[[int], Callable[[int], int]]] = {}

@@ -3,9 +3,9 @@ tournament, replay a recorded game, measure speed.
 
     cardarena list
     cardarena play ENV --vs AGENT [--seat SEAT] [--seed S] [--record FILE] [--config K=V ...]
-    cardarena eval ENV AGENT AGENT ... [--games N] [--jobs J] [--out DIR] [--seed S]
+    cardarena eval ENV AGENT AGENT ... [--games N] [--jobs J] [--out DIR] [--seed S] [--vector]
     cardarena replay FILE [--game K] [--step]
-    cardarena bench [--seconds S] [--rounds R] [--env ENV ...] [--learn]
+    cardarena bench [--seconds S] [--rounds R] [--env ENV ...] [--learn | --vector]
     cardarena train ENV [--steps N] [--opponent SPEC] [--selfplay] [--out DIR] [--seed S]
         [--resume] [--n-envs K] ...
 
@@ -234,16 +234,23 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
         raise InvalidConfigError(f"--out must be a folder, but {_shown(str(out_dir))} is a file")
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-    result = run_tournament(
-        name,
-        args.agents,
-        args.games,
-        config=config,
-        seed=args.seed,
-        jobs=args.jobs,
-        progress=not args.quiet,
-        records_path=(out_dir / "games.jsonl") if out_dir else None,
-    )
+    if args.vector:
+        from .tournament_vector import run_vector_tournament
+
+        result = run_vector_tournament(
+            name, args.agents, args.games, config=config, seed=args.seed, progress=not args.quiet
+        )
+    else:
+        result = run_tournament(
+            name,
+            args.agents,
+            args.games,
+            config=config,
+            seed=args.seed,
+            jobs=args.jobs,
+            progress=not args.quiet,
+            records_path=(out_dir / "games.jsonl") if out_dir else None,
+        )
     print(_block(result.to_markdown()), file=out)
     if len(make(name, **config).possible_agents) > 2:
         print(
@@ -254,7 +261,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
         )
     if out_dir is not None:
         (out_dir / "results.json").write_text(result.to_json())
-        written = ["results.json", "games.jsonl"]
+        written = ["results.json"] if args.vector else ["results.json", "games.jsonl"]
         try:
             result.save_heatmap(out_dir / "win_rates.png")
             written.append("win_rates.png")

@@ -57,11 +57,14 @@ class EvalArgs:
     seed: int = field(default=0, metadata=meta(rule=SEED, metavar="S"))
     """First game's seed."""
     out: str | None = None
-    """Folder for results.json, games.jsonl, win_rates.png."""
+    """Folder for results.json, games.jsonl (not with --vector), win_rates.png."""
     config: list[str] | None = field(default=None, metadata=meta(nargs="*", metavar="KEY=VALUE"))
     """Env config."""
     quiet: bool = False
     """No progress bar."""
+    vector: bool = False
+    """Play each pairing's games side by side on the batched engine (one process; every agent
+    needs a batched form; records without actions)."""
 
 
 @dataclass

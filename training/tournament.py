@@ -363,6 +363,25 @@ def summarize(
 # --- running --------------------------------------------------------------------------------
 
 
+def check_request(specs: Sequence[str], games: Any, seed: Any) -> tuple[list[str], int]:
+    """The specs (at least two, distinct, each known) and the seed of a tournament of
+    ``games`` games per pairing; ``InvalidConfigError`` naming what is wrong."""
+    specs = list(specs)
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise InvalidConfigError(f"games must be a positive integer, got {games!r}")
+    checked_seed = check_seed(seed)
+    if checked_seed is None:
+        raise InvalidConfigError("a tournament needs a seed (a non-negative integer), got None")
+    if len(specs) < 2:
+        raise InvalidConfigError(f"a tournament needs at least two agent specs, got {specs}")
+    duplicates = sorted({spec for spec in specs if specs.count(spec) > 1})
+    if duplicates:
+        raise InvalidConfigError(f"agent specs must be distinct; repeated: {duplicates}")
+    for spec in specs:
+        make_agent(spec, seed=0)  # an unknown spec fails here, listing the known ones
+    return specs, checked_seed
+
+
 def run_tournament(
     env: str,
     specs: Sequence[str],
@@ -380,19 +399,7 @@ def run_tournament(
     progress bar on stderr (tqdm if installed, else a counter line). ``records_path``: every
     game's ``MatchRecord`` is appended there as a JSON line, in order.
     """
-    specs = list(specs)
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise InvalidConfigError(f"games must be a positive integer, got {games!r}")
-    checked_seed = check_seed(seed)
-    if checked_seed is None:
-        raise InvalidConfigError("a tournament needs a seed (a non-negative integer), got None")
-    if len(specs) < 2:
-        raise InvalidConfigError(f"a tournament needs at least two agent specs, got {specs}")
-    duplicates = sorted({spec for spec in specs if specs.count(spec) > 1})
-    if duplicates:
-        raise InvalidConfigError(f"agent specs must be distinct; repeated: {duplicates}")
-    for spec in specs:
-        make_agent(spec, seed=0)  # an unknown spec fails here, listing the known ones
+    specs, checked_seed = check_request(specs, games, seed)
     game_config = _game_config(config)
     num_players = len(make_raw(env, **game_config).possible_agents)
     chunks = [

@@ -31,7 +31,7 @@ from cardarena.envs.beast_wars.rules import (
     NUM_CELLS,
     OPPOSITE,
 )
-from cardarena.envs.core.kernels import jit
+from cardarena.envs.core.kernels import best_actions, jit
 
 from ..base import EnvSpec
 from .beast_wars import BeastWarsStrategy
@@ -371,6 +371,4 @@ class BatchedBeastWarsHeuristic:
         if empty.size:
             raise ValueError(f"row {int(empty[0])} has no legal action (all-False mask)")
         scores = self.scores(observations, masks, seats)
-        best = scores >= scores.max(axis=1, keepdims=True) - TOLERANCE
-        keys = np.where(best, rng.random(best.shape), -1.0)
-        return keys.argmax(axis=1).astype(np.int64)
+        return best_actions(scores, rng.random(scores.shape[0]), TOLERANCE)

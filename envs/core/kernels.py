@@ -140,3 +140,31 @@ def checked_actions(
             return i
         out[i] = action
     return -1
+
+
+@jit
+def best_actions(scores: np.ndarray, uniforms: np.ndarray, tolerance: float) -> np.ndarray:
+    """Per row of float ``scores [M, A]``, the action with the highest score; scores within
+    ``tolerance`` of the best tie, and ``uniforms[i]`` (in [0, 1)) picks among row ``i``'s ties
+    uniformly. ``-inf`` marks actions that are not candidates."""
+    rows, width = scores.shape
+    out = np.zeros(rows, np.int64)
+    for i in range(rows):
+        best = -np.inf
+        for a in range(width):
+            if scores[i, a] > best:
+                best = scores[i, a]
+        if best == -np.inf:
+            continue
+        ties = 0
+        for a in range(width):
+            if scores[i, a] >= best - tolerance:
+                ties += 1
+        target = int(uniforms[i] * ties)
+        for a in range(width):
+            if scores[i, a] >= best - tolerance:
+                if target == 0:
+                    out[i] = a
+                    break
+                target -= 1
+    return out

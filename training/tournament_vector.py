@@ -1,0 +1,156 @@
+"""Tournaments on the batched engine: every game of a pairing in one ``make_vec`` batch.
+
+The same round robin, seating and ratings as ``run_tournament`` (``tournament`` module), for
+lineups whose every agent has a batched form (``cardarena.agents.batched.batched_agent``:
+random, heuristic, pretrained, exports and checkpoints played in numpy). Up to
+``MAX_BATCH`` games of a pairing run side by side; game ``g`` of a pairing is seated as in
+``seating(pairing, players, g)``. Per pairing the engine is seeded with
+``derive_seed(seed, crc32(pairing))`` and the agents share one generator derived the same way,
+so a tournament is reproducible, but its deals differ from ``run_tournament``'s (the engine
+has its own generators): the figures agree within their intervals, not game by game.
+
+The records (in memory, ``TournamentResult.games``) keep lineup, returns, ranks and steps but
+no actions, so they summarize and rate like any others but cannot be replayed, and
+``cardarena eval --vector --out`` writes results.json and the heat map, no games.jsonl.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from cardarena.agents import EnvSpec, make_agent
+from cardarena.envs import make_raw
+from cardarena.envs.core import InvalidConfigError
+from cardarena.envs.core.aec import TERMINATED, TRUNCATED
+from cardarena.envs.vector import make_vec
+
+from .records import MatchRecord, derive_seed, package_version, rank_returns
+from .tournament import (
+    TournamentResult,
+    _Progress,
+    check_request,
+    pairing_key,
+    pairings,
+    seating,
+    summarize,
+)
+
+#: Most games of one pairing played side by side.
+MAX_BATCH = 4096
+_VECTOR_SEED_TAG = 0x7EC7
+
+
+def batched_lineup(env: str, specs: Sequence[str], config: Mapping[str, Any]) -> dict[str, Any]:
+    """Each spec's batched agent; ``InvalidConfigError`` naming those that have none."""
+    from cardarena.agents.batched import batched_agent
+
+    env_spec = EnvSpec(env, dict(config))
+    agents, missing = {}, []
+    for spec in specs:
+        agent = batched_agent(make_agent(spec, seed=0), env_spec)
+        if agent is None:
+            missing.append(spec)
+        agents[spec] = agent
+    if missing:
+        raise InvalidConfigError(
+            f"--vector needs agents with a batched form (random, heuristic, pretrained, .npz "
+            f"exports, checkpoints); {', '.join(map(repr, missing))} has none: run without "
+            "--vector"
+        )
+    return agents
+
+
+def play_pairing(
+    env: str,
+    config: Mapping[str, Any],
+    pairing: Sequence[str],
+    agents: Mapping[str, Any],
+    games: int,
+    seed: int,
+    progress: _Progress | None = None,
+) -> list[MatchRecord]:
+    """``games`` games of ``pairing`` on one batch; their records in game order."""
+    batch_seed = derive_seed(_VECTOR_SEED_TAG, seed, pairing_key(pairing))
+    num_envs = min(games, MAX_BATCH)
+    venv = make_vec(env, num_envs, seed=batch_seed, **config)
+    players = venv.num_players
+    seats = venv.possible_agents
+    rng = np.random.default_rng(batch_seed)
+    spec_index = {spec: k for k, spec in enumerate(pairing)}
+    game_of = np.arange(num_envs)  # the game each slot plays now
+    lineups = np.array(
+        [[spec_index[s] for s in seating(pairing, players, g)] for g in range(games)], np.int64
+    )
+    steps = np.zeros(num_envs, np.int64)
+    records: list[MatchRecord | None] = [None] * games
+    for agent in agents.values():
+        agent.new_games(np.arange(num_envs))
+    version = package_version()
+    batch = venv.reset()
+    finished = 0
+    while finished < games:
+        playing = ~batch.done
+        active = playing & (game_of < games)
+        actions = np.zeros(num_envs, np.int64)
+        mover = np.where(playing, batch.current_player, 0)
+        slot_specs = lineups[np.minimum(game_of, games - 1), mover]
+        for spec, k in spec_index.items():
+            rows = np.flatnonzero(playing & (slot_specs == k))
+            if rows.size:
+                actions[rows] = agents[spec].act(
+                    batch.raw_observation[rows], batch.action_mask[rows], mover[rows], rows, rng
+                )
+        steps[active] += 1
+        batch = venv.step(actions)
+        ended = np.flatnonzero(batch.done & (game_of < games))
+        for slot in ended.tolist():
+            g = int(game_of[slot])
+            returns = {seat: float(r) for seat, r in zip(seats, batch.rewards[slot], strict=True)}
+            records[g] = MatchRecord(
+                env=env,
+                version=version,
+                config=dict(config),
+                seed=batch_seed,
+                lineup={seat: pairing[k] for seat, k in zip(seats, lineups[g], strict=True)},
+                actions=[],
+                returns=returns,
+                ranks=rank_returns(returns),
+                outcome=TRUNCATED if batch.truncated[slot] else TERMINATED,
+                offender=None,
+                steps=int(steps[slot]),
+            )
+            steps[slot] = 0
+            game_of[slot] += num_envs
+        if ended.size:
+            finished += ended.size
+            for agent in agents.values():
+                agent.new_games(ended)
+            if progress is not None:
+                progress.update(int(ended.size))
+    return [record for record in records if record is not None]
+
+
+def run_vector_tournament(
+    env: str,
+    specs: Sequence[str],
+    games: int,
+    config: Mapping[str, Any] | None = None,
+    seed: int = 0,
+    progress: bool = False,
+) -> TournamentResult:
+    """``run_tournament`` on the batched engine (module docstring); one process."""
+    specs, checked_seed = check_request(specs, games, seed)
+    game_config = dict(config or {})
+    agents = batched_lineup(env, specs, game_config)
+    num_players = len(make_raw(env, **game_config).possible_agents)
+    groups = pairings(specs, num_players)
+    records: list[MatchRecord] = []
+    with _Progress(games * len(groups), enabled=progress, label=f"{env} (vector)") as bar:
+        for pairing in groups:
+            records.extend(
+                play_pairing(env, game_config, pairing, agents, games, checked_seed, bar)
+            )
+    return summarize(env, specs, records, game_config, checked_seed)
