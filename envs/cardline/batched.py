@@ -680,14 +680,17 @@ class BatchedCardline(BatchedRules):
         consistency = _where_difference(actual)
         if consistency:
             return consistency
+        exact = None
+        for name in ("hands", "pile", "box", "where"):
+            exact = _field_difference(name, expected.__dict__[name], actual.__dict__[name])
+            if exact:
+                break
+        if exact is None:
+            return None  # equal card for card: right whether or not the step shuffled
         action = implied_action(previous, expected)
         shuffled = set() if action is None else shuffled_cards(previous, action)
         if not shuffled:
-            for name in ("hands", "pile", "box", "where"):
-                difference = _field_difference(name, expected.__dict__[name], actual.__dict__[name])
-                if difference:
-                    return difference
-            return None
+            return exact
         for card in range(expected.game.deck_size):
             if card not in shuffled and expected.where[card] != actual.where[card]:
                 return (

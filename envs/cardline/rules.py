@@ -123,6 +123,13 @@ class CardlineGame:
         self._masks: dict[tuple[int, int], np.ndarray] = {}
 
     def _key(self) -> tuple[Any, ...]:
+        """What makes two games the same (computed once: the game never changes)."""
+        key: tuple[Any, ...] | None = self.__dict__.get("_equality_key")
+        if key is None:
+            key = self.__dict__["_equality_key"] = self._compute_key()
+        return key
+
+    def _compute_key(self) -> tuple[Any, ...]:
         values = tuple(tuple(column.tolist()) for column in self.values)
         return (
             self.names,
