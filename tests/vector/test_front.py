@@ -84,6 +84,7 @@ def test_same_seed_same_batches_and_game_k_independent_of_the_split(env_name):
             np.testing.assert_array_equal(x, y, err_msg=f"step {step}")
             np.testing.assert_array_equal(x, z[:3], err_msg=f"step {step}")
     assert any(not np.array_equal(a[0], b[0]) for a, b in zip(small, other, strict=True))
+    assert len({row.tobytes() for row in large[0][0]}) > 1  # each slot deals its own game
 
 
 @pytest.mark.parametrize("env_name", NAMES)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from vector_checks import check_against_reference, random_legal_actions
+from vector_checks import capture_ties, check_against_reference, random_legal_actions
 
 from cardarena.agents import EnvSpec
 from cardarena.agents.heuristics import promise_war as scalar_module
@@ -156,16 +156,7 @@ def test_heuristic_matches_the_scalar(config: dict[str, Any], monkeypatch: Any) 
     scalar = PromiseWarStrategy(spec)
     agents = venv.possible_agents
     rng = np.random.default_rng(5)
-    ties: list[set[int]] = []
-    choose = scalar_module.choose
-
-    def capture(actions: Any, scores: Any, generator: Any, tolerance: float = 1e-9) -> int:
-        values = np.asarray(scores, np.float64)
-        best = np.flatnonzero(values >= values.max() - tolerance)
-        ties.append({int(actions[k]) for k in best})
-        return choose(actions, scores, generator, tolerance)
-
-    monkeypatch.setattr(scalar_module, "choose", capture)
+    ties = capture_ties(monkeypatch, scalar_module)
     batch = venv.reset()
     rows = 0
     for _ in range(120):

@@ -124,3 +124,19 @@ def _expect_rows(
             f"batch {actual[differ].tolist()} ({actual.dtype}), "
             f"reference {expected[differ].tolist()} ({expected.dtype})"
         )
+
+
+def capture_ties(monkeypatch: Any, module: Any) -> list[set[int]]:
+    """Wrap ``module.choose`` (a scalar heuristic's tie-break) so that every call appends its
+    set of tied best actions to the list returned: a batched heuristic's action must be in it."""
+    choose = module.choose
+    ties: list[set[int]] = []
+
+    def capture(actions: Any, scores: Any, generator: Any, tolerance: float = 1e-9) -> int:
+        values = np.asarray(scores, np.float64)
+        best = np.flatnonzero(values >= values.max() - tolerance)
+        ties.append({int(actions[k]) for k in best})
+        return choose(actions, scores, generator, tolerance)
+
+    monkeypatch.setattr(module, "choose", capture)
+    return ties
