@@ -238,7 +238,13 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
         from .tournament_vector import run_vector_tournament
 
         result = run_vector_tournament(
-            name, args.agents, args.games, config=config, seed=args.seed, progress=not args.quiet
+            name,
+            args.agents,
+            args.games,
+            config=config,
+            seed=args.seed,
+            progress=not args.quiet,
+            jobs=args.jobs,
         )
     else:
         result = run_tournament(

@@ -63,8 +63,8 @@ class EvalArgs:
     quiet: bool = False
     """No progress bar."""
     vector: bool = False
-    """Play each pairing's games side by side on the batched engine (one process; every agent
-    needs a batched form; records without actions)."""
+    """Play each pairing's games side by side on the batched engine (--jobs: pairings in
+    parallel; every agent needs a batched form; records without actions)."""
 
 
 @dataclass

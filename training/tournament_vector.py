@@ -16,7 +16,11 @@ no actions, so they summarize and rate like any others but cannot be replayed, a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+import multiprocessing
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -140,17 +144,54 @@ def run_vector_tournament(
     config: Mapping[str, Any] | None = None,
     seed: int = 0,
     progress: bool = False,
+    jobs: int = 1,
 ) -> TournamentResult:
-    """``run_tournament`` on the batched engine (module docstring); one process."""
+    """``run_tournament`` on the batched engine (module docstring). ``jobs > 1`` plays the
+    pairings in that many worker processes (``jobs <= 0``: one per CPU), each building its
+    own agents; the records, in the same order, are identical to ``jobs=1``."""
     specs, checked_seed = check_request(specs, games, seed)
     game_config = dict(config or {})
-    agents = batched_lineup(env, specs, game_config)
+    agents = batched_lineup(env, specs, game_config)  # refuses a spec without a batched form
     num_players = len(make_raw(env, **game_config).possible_agents)
     groups = pairings(specs, num_players)
+    workers = min((os.cpu_count() or 1) if jobs <= 0 else jobs, len(groups))
     records: list[MatchRecord] = []
     with _Progress(games * len(groups), enabled=progress, label=f"{env} (vector)") as bar:
-        for pairing in groups:
-            records.extend(
-                play_pairing(env, game_config, pairing, agents, games, checked_seed, bar)
-            )
+        if workers <= 1:
+            for pairing in groups:
+                records.extend(
+                    play_pairing(env, game_config, pairing, agents, games, checked_seed, bar)
+                )
+        else:
+            jobs_list = [(env, game_config, p, games, checked_seed) for p in groups]
+            # Fresh interpreters whose BLAS uses one thread each: forked or multi-threaded
+            # workers oversubscribe the cores and run slower than one process.
+            context = multiprocessing.get_context("spawn")
+            with _one_blas_thread(), ProcessPoolExecutor(workers, mp_context=context) as pool:
+                for pairing_records in pool.map(_play_pairing_job, jobs_list):
+                    records.extend(pairing_records)
+                    bar.update(len(pairing_records))
     return summarize(env, specs, records, game_config, checked_seed)
+
+
+@contextlib.contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """Child processes started inside see one-thread BLAS settings (restored after)."""
+    names = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+    saved = {name: os.environ.get(name) for name in names}
+    os.environ.update(dict.fromkeys(names, "1"))
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _play_pairing_job(job: tuple[str, dict[str, Any], tuple[str, ...], int, int]) -> list[Any]:
+    """One pairing in a worker process, with agents built there."""
+    env, config, pairing, games, seed = job
+    agents = batched_lineup(env, pairing, config)
+    return play_pairing(env, config, pairing, agents, games, seed)

@@ -83,3 +83,13 @@ def test_bench_vector_and_learn_are_exclusive(capsys):
     code, _ = run(["bench", "--vector", "--learn"])
     assert code == 2
     assert "choose one" in capsys.readouterr().err
+
+
+def test_vector_tournament_in_worker_processes_gives_the_same_records():
+    specs = ["heuristic", "random", "pretrained"]
+    one = run_vector_tournament("ironman_war_v0", specs, 300, seed=3)
+    two = run_vector_tournament("ironman_war_v0", specs, 300, seed=3, jobs=2)
+    assert len(one.games) == 900
+    assert [(r.lineup, r.returns, r.steps) for r in one.games] == [
+        (r.lineup, r.returns, r.steps) for r in two.games
+    ]
