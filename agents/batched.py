@@ -26,6 +26,7 @@ import numpy as np
 
 from cardarena.envs.core import InvalidConfigError
 from cardarena.envs.core.kernels import random_legal_actions
+from cardarena.envs.core.validation import check_bool
 
 from .base import Agent, EnvSpec, start_game
 from .heuristics import HeuristicAgent, has_heuristic
@@ -273,7 +274,7 @@ def batched_agent(spec_or_agent: Any, env_spec: EnvSpec) -> BatchedAgent | None:
             unknown = set(options) - {"deterministic"}
             if unknown:
                 raise InvalidConfigError(f"agent spec {item!r}: unknown options {sorted(unknown)}")
-            deterministic = bool(options.get("deterministic", True))
+            deterministic = check_bool(options.get("deterministic", True), "deterministic")
             return _policy_for(load_policy(name), env_spec, deterministic)
         item = make_agent(item)
     if _is_batched(item):

@@ -343,6 +343,12 @@ def test_batched_policy_is_the_numpy_policy_row_by_row(tmp_path):
     assert np.array_equal(drawn, again) and not np.array_equal(drawn, greedy)
     random_rows = BatchedRandom().act(observations, masks, seats, slots, rng)
     assert masks[np.arange(len(masks)), random_rows].all()
+    sampled = batched_agent(
+        f"{tmp_path / 'copy.npz'}:deterministic=false", EnvSpec("promise_war_v0")
+    )
+    assert isinstance(sampled, BatchedPolicy) and not sampled.deterministic
+    with pytest.raises(InvalidConfigError, match="deterministic"):
+        batched_agent(f"{tmp_path / 'copy.npz'}:deterministic=yes", EnvSpec("promise_war_v0"))
 
 
 # --- training ----------------------------------------------------------------------------
