@@ -288,12 +288,15 @@ def batched_agent(spec_or_agent: Any, env_spec: EnvSpec) -> BatchedAgent | None:
         if not has_heuristic(env_spec.name):
             copy.deepcopy(item).start_game("", env_spec)  # raises, naming the envs it plays
         return batched_heuristic(env_spec)
-    if kind in (NumpyPolicyAgent, PretrainedAgent, SavedModelAgent, CheckpointAgent):
+    if isinstance(item, PretrainedAgent) and kind is PretrainedAgent:
+        # The very file its start_game would play (chosen by table size).
+        return BatchedPolicy(item.policy_for(env_spec), item.deterministic)
+    if kind in (NumpyPolicyAgent, SavedModelAgent, CheckpointAgent):
         agent = copy.deepcopy(item)
         if kind is not NumpyPolicyAgent or agent.policy is None:  # type: ignore[attr-defined]
             seat = env_spec.make_raw().possible_agents[0]
             agent.start_game(seat, env_spec)  # type: ignore[attr-defined]
-        numpy_agent = kind in (NumpyPolicyAgent, PretrainedAgent)
+        numpy_agent = kind is NumpyPolicyAgent
         policy = getattr(agent, "policy" if numpy_agent else "_policy", None)
         if not isinstance(policy, NumpyPolicy):
             return None  # a model only torch can run (trust_pickle with a custom network)

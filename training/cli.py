@@ -4,6 +4,7 @@ tournament, replay a recorded game, measure speed.
     cardarena list
     cardarena play ENV --vs AGENT [--seat SEAT] [--seed S] [--record FILE] [--config K=V ...]
     cardarena eval ENV AGENT AGENT ... [--games N] [--jobs J] [--out DIR] [--seed S] [--vector]
+    cardarena eval ENV AGENT ... --field SPEC [--games N] [--out DIR] [--seed S]
     cardarena replay FILE [--game K] [--step]
     cardarena bench [--seconds S] [--rounds R] [--env ENV ...] [--learn | --vector]
     cardarena train ENV [--steps N] [--opponent SPEC] [--selfplay] [--out DIR] [--seed S]
@@ -229,11 +230,15 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     seat = make(name, **config).possible_agents[0]
     for spec in args.agents:  # fail fast (unknown spec, wrong env), before any process starts
         start_game(make_agent(spec), seat, env_spec)
+    if args.field is not None:  # checked before --out is made
+        _check_field(args, env_spec, seat)
     out_dir = Path(args.out) if args.out else None
     if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
         raise InvalidConfigError(f"--out must be a folder, but {_shown(str(out_dir))} is a file")
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
+    if args.field is not None:
+        return _eval_field(args, env_spec, out_dir, out)
     if args.vector:
         from .tournament_vector import run_vector_tournament
 
@@ -274,6 +279,51 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
         except ImportError as missing:
             print(f"(no heat map: {printable(missing)})", file=out)
         print(f"wrote {', '.join(printable(out_dir / f) for f in written)}", file=out)
+    return 0
+
+
+def _check_field(args: argparse.Namespace, env_spec: EnvSpec, seat: str) -> None:
+    """``eval --field``: the field plays this env, the agents are distinct, every one has a
+    batched form, and no tournament flag is given that the field would ignore."""
+    from cardarena.agents.batched import batched_agent
+
+    if args.jobs != 1:
+        raise InvalidConfigError(f"--field plays in one process; drop --jobs {args.jobs}")
+    start_game(make_agent(args.field), seat, env_spec)
+    repeated = sorted({spec for spec in args.agents if args.agents.count(spec) > 1})
+    if repeated:
+        raise InvalidConfigError(f"--field: agent specs must be distinct; repeated: {repeated}")
+    missing = [
+        spec
+        for spec in dict.fromkeys([*args.agents, args.field])
+        if batched_agent(make_agent(spec, seed=0), env_spec) is None
+    ]
+    if missing:
+        raise InvalidConfigError(
+            f"--field needs agents with a batched form (random, heuristic, pretrained, .npz "
+            f"exports, checkpoints); {', '.join(map(_shown, missing))} has none"
+        )
+
+
+def _eval_field(
+    args: argparse.Namespace, env_spec: EnvSpec, out_dir: Path | None, out: TextIO
+) -> int:
+    """Each agent alone against ``--field`` (``evaluate_vector``), one line per agent; all on
+    the same deals (one seed), so the agents are compared on the same games."""
+    from .evaluate_vector import FieldResult, evaluate_batched
+
+    players = len(env_spec.make_raw().possible_agents)
+    results = []
+    for spec in args.agents:
+        result = evaluate_batched(env_spec, spec, args.field, args.games, seed=args.seed)
+        entry = FieldResult(spec, args.field, players, args.seed, env_spec.config, result)
+        results.append(entry)
+        print(printable(entry.line(), 10_000), file=out)
+    if out_dir is not None:
+        path = out_dir / "field.json"
+        entries = [{"env": env_spec.name, **entry.to_dict()} for entry in results]
+        path.write_text(json.dumps(entries, indent=2) + "\n")
+        print(f"wrote {printable(path)}", file=out)
     return 0
 
 
@@ -444,7 +494,7 @@ def _stopped(args: argparse.Namespace) -> str:
             " and was not recorded" if getattr(args, "record", None) else ""
         )
     if command == "eval":
-        if getattr(args, "out", None):
+        if getattr(args, "out", None) and getattr(args, "field", None) is None:
             where = printable(Path(args.out) / "games.jsonl")
             return f"stopped; no results written ({where} holds the games finished so far)"
         return "stopped; no results"

@@ -65,6 +65,11 @@ class EvalArgs:
     vector: bool = False
     """Play each pairing's games side by side on the batched engine (--jobs: pairings in
     parallel; every agent needs a batched form; records without actions)."""
+    # Last: below this line the name ``field`` is this attribute, not dataclasses.field.
+    field: str | None = field(default=None, metadata=meta(metavar="SPEC"))
+    """Play each listed agent alone against SPEC in every other seat, seats rotated, on the
+    batched engine; prints each agent's win/draw/loss with the 95% interval of its win share
+    (--games N per agent; --out: field.json)."""
 
 
 @dataclass
