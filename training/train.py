@@ -224,6 +224,12 @@ def train(args: TrainArgs) -> Path:
     the run folder)."""
     if args.backend == "rllib":
         return _train_rllib(args)
+    if args.backend == "vector":
+        from .train_vector import train_vector
+
+        args = args.resolved()
+        _warn_ignored(args, "vector", "other backends only")
+        return train_vector(args)
     try:
         import torch
         from stable_baselines3.common.logger import configure
@@ -234,7 +240,7 @@ def train(args: TrainArgs) -> Path:
             "pip install -e '.[train]' from a clone, or pip install 'cardarena[train]'"
         ) from missing
     args = args.resolved()
-    _warn_ignored(args, "sb3", "RLlib only")
+    _warn_ignored(args, "sb3", "other backends only")
     out: Path = args.out  # type: ignore[assignment]
     out.mkdir(parents=True, exist_ok=True)
     with RunLock(out):
@@ -354,7 +360,7 @@ def _train_rllib(args: TrainArgs) -> Path:
         )
     from .rllib import train_from_args
 
-    _warn_ignored(args, "rllib", "SB3 only")
+    _warn_ignored(args, "rllib", "other backends only")
     out = Path(args.out) if args.out is not None else Path("runs") / f"{args.env}_rllib"
     resolved = args.resolved()
     resolved.out = out

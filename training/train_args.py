@@ -63,8 +63,15 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "ent_coef": 0.02,
     },
 }
+#: Per-game settings of ``--backend vector`` where they differ from ``DEFAULTS`` (same
+#: networks; rollouts 32x larger and minibatches 32x larger than the SB3 geometry's, so a
+#: larger step size).
+VECTOR_DEFAULTS: dict[str, dict[str, Any]] = {
+    name: {"learning_rate": 1e-3, "ent_coef": values["ent_coef"]}
+    for name, values in DEFAULTS.items()
+}
 #: The ``--backend`` choices.
-BACKENDS = ("sb3", "rllib")
+BACKENDS = ("sb3", "rllib", "vector")
 #: For an env without its own entry in ``DEFAULTS``.
 FALLBACK = DEFAULTS["promise_war_v0"]
 #: The ``TrainArgs`` fields a game's ``DEFAULTS`` entry fills when they are None.
@@ -75,6 +82,9 @@ _NEVER = 10**12
 #: Which backends a field applies to (``backends`` metadata; a field without it: both).
 SB3: dict[str, Any] = {"backends": ("sb3",)}
 RLLIB: dict[str, Any] = {"backends": ("rllib",)}
+VECTOR: dict[str, Any] = {"backends": ("vector",)}
+#: The PPO settings both PPO backends (SB3's MaskablePPO and ``training.vector_ppo``) use.
+PPO: dict[str, Any] = {"backends": ("sb3", "vector")}
 #: torch devices: ``auto`` (CUDA when available), ``cpu``, ``cuda``, ``cuda:N``, ``mps``.
 DEVICE = Pattern(r"auto|cpu|mps|cuda(:[0-9]{1,3})?", "auto, cpu, mps, cuda or cuda:N")
 
@@ -106,9 +116,10 @@ class TrainArgs:
     """Continue from ``out/latest`` (or a newer ``checkpoints/step_N``): same step counter,
     RNG states and opponent pool."""
     backend: str = field(default="sb3", metadata=meta(choices=BACKENDS))
-    """``sb3`` (MaskablePPO, the ``train`` extra) or ``rllib`` (RLlib PPO self-play on Ray, the
-    ``rllib`` extra; ``cardarena.training.rllib``). Flags marked [sb3 only] or [rllib only]
-    are ignored, with a warning, by the other backend."""
+    """``sb3`` (MaskablePPO, the ``train`` extra), ``vector`` (``training.vector_ppo``: masked
+    PPO on the batched engine, thousands of games per step, the ``train`` extra) or
+    ``rllib`` (RLlib PPO self-play on Ray, the ``rllib`` extra; ``cardarena.training.rllib``).
+    Flags marked for other backends are ignored, with a warning."""
     address: str | None = field(default=None, metadata=meta(metavar="ADDR", **RLLIB))
     """The Ray cluster to join, e.g. ``ray://host:10001`` or ``host:6379`` (default: start a
     local Ray)."""
@@ -116,6 +127,20 @@ class TrainArgs:
     """Ray actors sampling games (1 CPU each)."""
     n_envs: int = field(default=8, metadata=meta(rule=Number(int, 1, 1024), **SB3))
     """In-process envs (DummyVecEnv); 8 is the fast geometry on 2 CPU cores."""
+    num_envs: int = field(default=1024, metadata=meta(rule=Number(int, 1, 1 << 16), **VECTOR))
+    """Games played side by side on the batched engine; a rollout is ``num_envs x
+    rollout_steps`` learner decisions."""
+    rollout_steps: int = field(default=32, metadata=meta(rule=Number(int, 1, 1 << 16), **VECTOR))
+    """Learner decisions per game per rollout (games continue across rollouts)."""
+    minibatch_size: int = field(default=8192, metadata=meta(rule=Number(int, 2, 1 << 24), **VECTOR))
+    """Rows per gradient step (at most ``num_envs x rollout_steps``); advantages are
+    normalised per minibatch, so at least 2."""
+    precision: str = field(
+        default="auto", metadata=meta(choices=("auto", "bfloat16", "float32"), **VECTOR)
+    )
+    """The hidden layers' matrix products: ``bfloat16`` (autocast; weights, heads and losses
+    stay float32), ``float32``, or ``auto``: bfloat16 where the CPU has AMX or AVX-512 BF16
+    units, else float32."""
     num_players: int | None = field(default=None, metadata=meta(rule=Number(int, 2, 64)))
     """Seats at the table for envs that take ``num_players`` (None: the env's default)."""
     n_steps: int | None = field(default=None, metadata=meta(rule=Number(int, 1, 1 << 20), **SB3))
@@ -123,62 +148,62 @@ class TrainArgs:
     batch_size: int | None = field(default=None, metadata=meta(rule=Number(int, 2, 1 << 24), **SB3))
     """Minibatch size (None: ``DEFAULTS``; SB3 normalises advantages, so at least 2)."""
     net_arch: list[int] | None = field(
-        default=None, metadata=meta(rule=Number(int, 1, _MANY), metavar="UNITS", **SB3)
+        default=None, metadata=meta(rule=Number(int, 1, _MANY), metavar="UNITS", **PPO)
     )
     """Hidden layer sizes of policy and value networks (None: ``DEFAULTS``)."""
     learning_rate: float | None = field(
-        default=None, metadata=meta(rule=Number(float, 0.0, 1.0, low_open=True), **SB3)
+        default=None, metadata=meta(rule=Number(float, 0.0, 1.0, low_open=True), **PPO)
     )
     """Adam learning rate (None: ``DEFAULTS``)."""
-    ent_coef: float | None = field(default=None, metadata=meta(rule=Number(float, 0.0, 1e6), **SB3))
+    ent_coef: float | None = field(default=None, metadata=meta(rule=Number(float, 0.0, 1e6), **PPO))
     """Entropy bonus (None: ``DEFAULTS``)."""
-    n_epochs: int = field(default=5, metadata=meta(rule=Number(int, 1, 10_000), **SB3))
+    n_epochs: int = field(default=5, metadata=meta(rule=Number(int, 1, 10_000), **PPO))
     """PPO epochs per rollout."""
     gamma: float = field(
-        default=0.99, metadata=meta(rule=Number(float, 0.0, 1.0, low_open=True), **SB3)
+        default=0.99, metadata=meta(rule=Number(float, 0.0, 1.0, low_open=True), **PPO)
     )
     """Discount factor."""
-    gae_lambda: float = field(default=0.95, metadata=meta(rule=Number(float, 0.0, 1.0), **SB3))
+    gae_lambda: float = field(default=0.95, metadata=meta(rule=Number(float, 0.0, 1.0), **PPO))
     """GAE's bias-variance trade-off for the advantages (1: Monte Carlo returns)."""
     clip_range: float = field(
-        default=0.2, metadata=meta(rule=Number(float, 0.0, 10.0, low_open=True), **SB3)
+        default=0.2, metadata=meta(rule=Number(float, 0.0, 10.0, low_open=True), **PPO)
     )
     """PPO's clipping of the policy ratio."""
-    vf_coef: float = field(default=0.5, metadata=meta(rule=Number(float, 0.0, 1e6), **SB3))
+    vf_coef: float = field(default=0.5, metadata=meta(rule=Number(float, 0.0, 1e6), **PPO))
     """Weight of the value loss in the PPO loss."""
     max_grad_norm: float = field(
-        default=0.5, metadata=meta(rule=Number(float, 0.0, 1e6, low_open=True), **SB3)
+        default=0.5, metadata=meta(rule=Number(float, 0.0, 1e6, low_open=True), **PPO)
     )
     """Gradients are clipped to this global norm."""
     device: str = field(default="cpu", metadata=meta(rule=DEVICE, metavar="DEVICE", **SB3))
     """Torch device for the network (``auto``: CUDA when available). Not a checkpoint
     setting: a resumed run may use another device; checkpoints hold CPU arrays."""
-    checkpoint_every: int = field(default=20_000, metadata=meta(rule=Number(int, 1, _NEVER), **SB3))
+    checkpoint_every: int = field(default=20_000, metadata=meta(rule=Number(int, 1, _NEVER), **PPO))
     """Steps between checkpoints (``out/checkpoints/step_<N>`` and ``out/latest``)."""
-    eval_every: int = field(default=20_000, metadata=meta(rule=Number(int, 0, _NEVER), **SB3))
+    eval_every: int = field(default=20_000, metadata=meta(rule=Number(int, 0, _NEVER), **PPO))
     """Steps between evaluations against random and the heuristic (0: none during training;
     an env without a heuristic is evaluated against random alone)."""
-    eval_games: int = field(default=100, metadata=meta(rule=Number(int, 0, 10**7), **SB3))
+    eval_games: int = field(default=100, metadata=meta(rule=Number(int, 0, 10**7), **PPO))
     """Games per opponent in each periodic evaluation (seats rotate)."""
     final_eval_games: int = field(default=400, metadata=meta(rule=Number(int, 0, 10**7)))
     """Games per opponent in the final evaluation."""
     snapshot_every: int = field(default=20_000, metadata=meta(rule=Number(int, 1, _NEVER)))
     """With ``--selfplay``: steps between snapshots added to the league pool."""
-    league_mode: str = field(default="prioritised", metadata=meta(choices=SAMPLING_MODES, **SB3))
+    league_mode: str = field(default="prioritised", metadata=meta(choices=SAMPLING_MODES, **PPO))
     """With ``--selfplay``: pool sampling, ``prioritised`` (by the learner's loss rate against
     each entry, measured at each evaluation), ``latest`` or ``uniform``. On Iron Man
     ``latest`` drifted to 15-39% against the heuristic, ``prioritised`` held 47-64%."""
     baseline_share: float = field(default=0.5, metadata=meta(rule=Number(float, 0.0, 1.0)))
     """With ``--selfplay``: share of games against the baselines (random, heuristic), the rest
     against snapshots; a league without it forgets the fixed opponents (see ``league.py``)."""
-    league_eval_games: int = field(default=20, metadata=meta(rule=Number(int, 0, 10**7), **SB3))
+    league_eval_games: int = field(default=20, metadata=meta(rule=Number(int, 0, 10**7), **PPO))
     """With ``--selfplay``: games against each snapshot at each evaluation (loss rates)."""
-    max_snapshots: int = field(default=20, metadata=meta(rule=Number(int, 1, 10_000), **SB3))
+    max_snapshots: int = field(default=20, metadata=meta(rule=Number(int, 1, 10_000), **PPO))
     """With ``--selfplay``: the oldest snapshots leave the pool beyond this many."""
-    rate_games: int = field(default=0, metadata=meta(rule=Number(int, 0, 10**7), **SB3))
+    rate_games: int = field(default=0, metadata=meta(rule=Number(int, 0, 10**7), **PPO))
     """With ``--selfplay``: games per pairing of a ``run_tournament`` rating of the pool at
     each evaluation (0: off; it grows quadratically with the pool, so it is not cheap)."""
-    torch_threads: int = field(default=1, metadata=meta(rule=Number(int, 1, 1024), **SB3))
+    torch_threads: int = field(default=1, metadata=meta(rule=Number(int, 1, 1024), **PPO))
     """``torch.set_num_threads``."""
     progress: bool = True
     """Progress bar (SB3's with tqdm and rich installed, else a counter line on stderr)."""
@@ -269,13 +294,22 @@ class TrainArgs:
             )
         check_seed(self.seed)
         _check_num_players(self.env, self.num_players)
-        base = DEFAULTS.get(self.env, FALLBACK)
+        base = dict(DEFAULTS.get(self.env, FALLBACK))
+        if self.backend == "vector":
+            base.update(VECTOR_DEFAULTS.get(self.env, VECTOR_DEFAULTS["promise_war_v0"]))
         hyper = {
             key: getattr(self, key) if getattr(self, key) is not None else base[key]
             for key in PER_GAME
         }
         rollout = hyper["n_steps"] * self.n_envs
-        if hyper["batch_size"] > rollout:
+        if self.backend == "vector" and self.minibatch_size > self.num_envs * self.rollout_steps:
+            raise InvalidConfigError(
+                f"--minibatch-size must be at most --num-envs x --rollout-steps = "
+                f"{self.num_envs} x {self.rollout_steps} = "
+                f"{self.num_envs * self.rollout_steps} (the rollout it is drawn from), got "
+                f"{self.minibatch_size}"
+            )
+        if self.backend == "sb3" and hyper["batch_size"] > rollout:
             raise InvalidConfigError(
                 f"--batch-size must be at most --n-steps x --n-envs = {hyper['n_steps']} x "
                 f"{self.n_envs} = {rollout} (the rollout it is drawn from), got "
@@ -373,8 +407,8 @@ def add_arguments(parser: Any) -> None:
         if f.name in PER_GAME:
             note.append("Defaults: " + ", ".join(f"{e} {v[f.name]}" for e, v in DEFAULTS.items()))
         backends = backends_of(f.name)
-        if len(backends) == 1:
-            note.append(f"[{backends[0]} only]")
+        if len(backends) < len(BACKENDS):
+            note.append(f"[{' and '.join(backends)} only]")
         notes[f.name] = " ".join(note)
     add_dataclass_arguments(parser, TrainArgs, notes)
     parser.epilog = (  # argparse %-formats an epilog only if it holds "%(prog)"
@@ -409,6 +443,7 @@ __all__ = [
     "OPTIONAL",
     "PER_GAME",
     "RULES",
+    "VECTOR_DEFAULTS",
     "Number",
     "TrainArgs",
     "add_arguments",

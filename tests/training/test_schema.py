@@ -126,7 +126,7 @@ def test_sb3_warns_about_rllib_only_flags(tmp_path, monkeypatch):
     from cardarena.training import train as train_module
 
     monkeypatch.setattr(train_module, "RunLock", _Refuse)
-    ignored = r"--backend sb3 ignores --rllib-lr \(RLlib only\)"
+    ignored = r"--backend sb3 ignores --rllib-lr \(other backends only\)"
     with pytest.warns(UserWarning, match=ignored), pytest.raises(_Stop):
         train_module.train(TrainArgs(rllib_lr=0.1, out=tmp_path))
 

@@ -1,0 +1,389 @@
+"""``cardarena train ENV --backend vector``: the run around ``training.vector_ppo``.
+
+The same run folder as the SB3 backend (``training.train``): ``checkpoints/step_<N>``,
+``latest``, ``snapshots/step_<N>``, ``eval.jsonl``, ``league.json``, ``args.json``, plus
+``logs/run_<start>/progress.csv`` (one row per rollout: losses, entropy, mean return and length
+of the games that ended) and ``league/step_<N>.json`` (the league's loss rates as they were at
+checkpoint ``N``). Checkpoints are the project's safe format (``training.checkpoint``), so
+``export``, ``curves``, agent specs and ``eval`` take them as they are.
+
+Exact resume. After each PPO update, in this order: a snapshot joins the league, the learner
+is evaluated (fresh games on their own seeds, never the training streams), and a checkpoint is
+written. A checkpoint holds the network, Adam's state, the step and update counters and every
+generator (the torch generator that samples actions and minibatches, the learner-seat and
+opponent generators, each game slot's deal stream); right after writing it, every game is dealt
+anew from those generators. A run killed at any moment (SIGKILL included) and resumed from its
+last checkpoint therefore continues exactly as the uninterrupted run did from that point: no
+step the counter claims is missing from the network, and no later step differs. The games in
+flight at a checkpoint end there, their last steps bootstrapped from the value estimate, as
+any rollout's unfinished games are.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cardarena.agents import EnvSpec
+from cardarena.agents.batched import BatchedPolicy
+from cardarena.envs.core import InvalidConfigError
+from cardarena.envs.core.untrusted import read_json
+
+from .checkpoint import is_checkpoint, load_checkpoint, save_checkpoint
+from .evaluate import BASELINES, available_baselines
+from .evaluate_vector import evaluate_batched
+from .jsonl import append_jsonl
+from .league import LeaguePool, save_loss_rates
+from .resume import check_same_league, read_step, resume_point
+from .run_lock import RunLock
+from .train_args import TrainArgs
+
+#: ``league/step_<N>.json``: the loss rates a resume from checkpoint ``N`` starts with.
+LEAGUE_HISTORY = "league"
+#: Columns of ``progress.csv``.
+PROGRESS_COLUMNS = (
+    "step", "seconds", "cpu_seconds", "steps_per_second", "games_ended", "mean_return",
+    "mean_length", "policy_loss", "value_loss", "entropy", "clip_fraction",
+)  # fmt: skip
+
+
+def _env_config(args: TrainArgs) -> dict[str, Any]:
+    return {} if args.num_players is None else {"num_players": args.num_players}
+
+
+def ppo_config(args: TrainArgs) -> Any:
+    """The ``PPOConfig`` of resolved ``args``."""
+    from .vector_ppo import PPOConfig, default_precision
+
+    hyper = args.hyper
+    precision = default_precision() if args.precision == "auto" else args.precision
+    return PPOConfig(
+        num_envs=args.num_envs,
+        rollout_steps=args.rollout_steps,
+        minibatch_size=args.minibatch_size,
+        n_epochs=args.n_epochs,
+        learning_rate=float(hyper["learning_rate"]),
+        gamma=args.gamma,
+        gae_lambda=args.gae_lambda,
+        clip_range=args.clip_range,
+        ent_coef=float(hyper["ent_coef"]),
+        vf_coef=args.vf_coef,
+        max_grad_norm=args.max_grad_norm,
+        net_arch=tuple(hyper["net_arch"]),
+        precision=precision,
+    )
+
+
+def train_vector(args: TrainArgs) -> Path:
+    """Train as resolved ``args`` say on the batched engine; the final checkpoint's path."""
+    try:
+        import torch
+    except ImportError as missing:
+        raise SystemExit(
+            f"training needs the 'train' extra ({missing.name} is missing): "
+            "pip install -e '.[train]' from a clone, or pip install 'cardarena[train]'"
+        ) from missing
+    out: Path = args.out  # type: ignore[assignment]
+    out.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(args.torch_threads)
+    with RunLock(out):
+        return _Run(args, out).train()
+
+
+class _Run:
+    """One training run: the learner, its league, its folder."""
+
+    def __init__(self, args: TrainArgs, out: Path) -> None:
+        from .vector_env import LearnerBatch
+        from .vector_ppo import VectorPPO
+
+        self.args, self.out = args, out
+        self.spec = EnvSpec(args.env, _env_config(args))
+        if args.resume:
+            check_same_league(out, args)
+        latest = resume_point(out)
+        self.checkpoint = load_checkpoint(latest, self.spec) if args.resume else None
+        if not args.resume and read_step(latest) is not None:
+            raise InvalidConfigError(f"{out} already holds a run; pass --resume or another --out")
+        if self.checkpoint is not None:
+            _check_same_geometry(out, args)
+        self.baselines = available_baselines(self.spec)
+        opponents = args.opponent or (self.baselines if args.selfplay else ["random"])
+        self.opponents = list(opponents)
+        self.pool: LeaguePool | None = None
+        if args.selfplay:
+            snapshots = [] if self.checkpoint is None else self.checkpoint.opponents
+            self.pool = LeaguePool(
+                self.opponents,
+                [s for s in snapshots if s not in self.opponents],
+                args.league_mode,
+                max_snapshots=args.max_snapshots,
+                baseline_share=args.baseline_share,
+            )
+            if self.checkpoint is not None:
+                _restore_league(out, self.pool, self.checkpoint.step)
+        self.batch = LearnerBatch(
+            args.env,
+            args.num_envs,
+            args.seed,
+            self.pool if self.pool is not None else self.opponents,
+            True,
+            _env_config(args),
+        )
+        self.scaler = self.batch.scaler
+        self.model = VectorPPO(self.batch, ppo_config(args), args.seed)
+        if self.checkpoint is None:
+            saved = {**asdict(args), "precision_used": self.model.config.precision}
+            (out / "args.json").write_text(json.dumps(saved, default=str, indent=2))
+        else:
+            self._restore(self.checkpoint)
+        self.start_step = self.model.num_timesteps
+        self.next = {
+            name: (self.start_step // every + 1) * every if every else None
+            for name, every in (
+                ("snapshot", args.snapshot_every if self.pool is not None else 0),
+                ("eval", args.eval_every),
+                ("checkpoint", args.checkpoint_every),
+            )
+        }
+
+    # --- checkpoints --------------------------------------------------------------------
+    def _rng_state(self) -> dict[str, Any]:
+        batch = self.batch
+        return {
+            "numpy": None,
+            "torch": self.model.generator.get_state(),
+            "vector": {
+                "seat": batch.seat_rng.bit_generator.state,
+                "opponent": batch.opponent_rng.bit_generator.state,
+                "slots": [int(x) for x in batch.rules.rng],
+            },
+        }
+
+    def _restore(self, checkpoint: Any) -> None:
+        import torch
+
+        from .ppo import restore_model_state
+
+        model, batch = self.model, self.batch
+        restore_model_state(
+            model, checkpoint.network, checkpoint.moments or None, checkpoint.param_groups or None
+        )
+        model.num_timesteps, model._n_updates = checkpoint.step, checkpoint.n_updates
+        state = checkpoint.rng_state or {}
+        vector = state.get("vector")
+        if not isinstance(vector, dict) or state.get("torch") is None:
+            raise InvalidConfigError(
+                f"checkpoint {str(checkpoint.path)!r} was not written by --backend vector "
+                "(no engine generator states): resume it with the backend that wrote it"
+            )
+        slots = vector.get("slots")
+        if not isinstance(slots, list) or len(slots) != batch.num_envs:
+            raise InvalidConfigError(
+                f"checkpoint {str(checkpoint.path)!r} holds {len(slots or [])} game streams, "
+                f"but --num-envs is {batch.num_envs}: resume with the run's own --num-envs"
+            )
+        try:
+            model.generator.set_state(torch.as_tensor(state["torch"], dtype=torch.uint8))
+            batch.seat_rng.bit_generator.state = vector["seat"]
+            batch.opponent_rng.bit_generator.state = vector["opponent"]
+            batch.rules.rng[:] = np.array(slots, dtype=np.uint64)
+        except (TypeError, ValueError, KeyError, RuntimeError, OverflowError) as error:
+            raise InvalidConfigError(
+                f"checkpoint {str(checkpoint.path)!r}: corrupt generator state ({error})"
+            ) from None
+
+    def save(self, step: int) -> Path:
+        if self.pool is not None:
+            _save_league_at(self.out, self.pool, step)
+        specs = self.pool.entries if self.pool is not None else self.opponents
+        rng = self._rng_state()
+        path = save_checkpoint(
+            self.out / "checkpoints" / f"step_{step}",
+            self.model, self.spec, self.scaler, step, rng, specs,
+        )  # fmt: skip
+        save_checkpoint(self.out / "latest", self.model, self.spec, self.scaler, step, rng, specs)
+        return path
+
+    def snapshot(self, step: int) -> None:
+        assert self.pool is not None
+        path = self.out / "snapshots" / f"step_{step}"
+        if not is_checkpoint(path):  # one left by a killed run stays as it was
+            save_checkpoint(path, self.model, self.spec, self.scaler, step)
+        self.pool.add_snapshot(path)
+
+    # --- evaluation ---------------------------------------------------------------------
+    def learner(self) -> BatchedPolicy:
+        """The current network's greedy policy, in numpy (as every opponent plays)."""
+        meta = {"env": self.args.env, "source": f"{self.out} (training)"}
+        return BatchedPolicy(self.model.numpy_policy(self.scaler, meta))
+
+    def evaluate(self, step: int, games: int, final: bool = False) -> dict[str, Any]:
+        args = self.args
+        learner = self.learner()
+        seed = args.seed + 1_000_000 + step  # games never seen in training
+        row: dict[str, Any] = {
+            "step": step,
+            "final": final,
+            "time": time.time(),
+            "cpu_seconds": time.process_time(),  # this process (a resume starts again at 0)
+            "baselines": list(self.baselines),
+        }
+        missing = [name for name in BASELINES if name not in self.baselines]
+        if missing:
+            row["not_evaluated"] = {name: f"{args.env} has no {name}" for name in missing}
+        for name in self.baselines:
+            result = evaluate_batched(self.spec, learner, name, games, seed)
+            row[f"win_rate_{name}"] = result.win_rate
+            row[f"mean_reward_{name}"] = result.mean_reward
+            row[f"loss_rate_{name}"] = result.losses / max(result.games, 1)
+            row[f"games_{name}"] = result.games
+            row[f"summary_{name}"] = result.summary()
+        if self.pool is not None and not final:
+            rates = {}
+            for snapshot in self.pool.snapshots:
+                result = evaluate_batched(
+                    self.spec, learner, snapshot, args.league_eval_games, seed
+                )
+                rates[snapshot] = result.losses / max(result.games, 1)
+                self.pool.record_result(snapshot, rates[snapshot])
+            for name in self.pool.baselines:
+                if f"loss_rate_{name}" in row:
+                    self.pool.record_result(name, row[f"loss_rate_{name}"])
+            row["league_loss_rates"] = rates
+            save_loss_rates(self.out, self.pool, step)
+        append_jsonl(self.out / "eval.jsonl", [row])
+        return row
+
+    # --- the loop -----------------------------------------------------------------------
+    def _due(self, name: str, step: int, every: int) -> bool:
+        due = self.next[name] is not None and step >= self.next[name]  # type: ignore[operator]
+        if due:
+            self.next[name] = (step // every + 1) * every
+        return due
+
+    def _after_update(self, step: int) -> None:
+        args = self.args
+        if self.pool is not None and self._due("snapshot", step, args.snapshot_every):
+            self.snapshot(step)
+        if self._due("eval", step, args.eval_every):
+            self.evaluate(step, args.eval_games)
+        if self._due("checkpoint", step, args.checkpoint_every):
+            self.save(step)
+            self.batch.reset()  # every game dealt anew from the saved generators
+
+    def train(self) -> Path:
+        args, model = self.args, self.model
+        logs = self.out / "logs" / f"run_{self.start_step}"
+        logs.mkdir(parents=True, exist_ok=True)
+        self.batch.reset()
+        started = time.perf_counter()
+        last_print = 0.0
+        with open(logs / "progress.csv", "a", newline="") as handle:
+            writer = csv.DictWriter(handle, PROGRESS_COLUMNS)
+            if handle.tell() == 0:
+                writer.writeheader()
+            while model.num_timesteps < args.steps:
+                stats = model.learn_rollout()
+                step = model.num_timesteps
+                seconds = time.perf_counter() - started
+                rate = (step - self.start_step) / max(seconds, 1e-9)
+                returns, lengths = model.finished_returns, model.finished_lengths
+                writer.writerow(
+                    {
+                        "step": step,
+                        "seconds": round(seconds, 3),
+                        "cpu_seconds": round(time.process_time(), 3),
+                        "steps_per_second": round(rate, 1),
+                        "games_ended": len(returns),
+                        "mean_return": round(float(np.mean(returns)), 5) if returns else "",
+                        "mean_length": round(float(np.mean(lengths)), 3) if lengths else "",
+                        **{key: round(value, 6) for key, value in stats.items()},
+                    }
+                )
+                handle.flush()
+                self._after_update(step)
+                if args.progress and time.perf_counter() - last_print > 1.0:
+                    last_print = time.perf_counter()
+                    mean = f"{np.mean(returns):+.3f}" if returns else "n/a"
+                    print(
+                        f"\r{args.env}: step {step}/{args.steps} ({rate:.0f}/s), "
+                        f"mean return {mean}   ",
+                        end="",
+                        file=sys.stderr,
+                    )
+        if args.progress:
+            print(file=sys.stderr)
+        seconds = time.perf_counter() - started
+        step = model.num_timesteps
+        final = self.out / "checkpoints" / f"step_{step}"
+        if read_step(final) != step:  # never rewrite a saved step
+            final = self.save(step)
+        row = self.evaluate(step, args.final_eval_games, final=True)
+        done = step - self.start_step
+        print(
+            f"{args.env}: trained to step {step} ({done} steps in {seconds:.0f} s, "
+            f"{done / max(seconds, 1e-9):.0f}/s, --backend vector); checkpoint {final}"
+        )
+        for name in self.baselines:
+            print(f"final evaluation vs {name + ':':<10} {row[f'summary_{name}']}")
+        for name, reason in row.get("not_evaluated", {}).items():
+            print(f"final evaluation vs {name + ':':<10} none ({reason})")
+        return final
+
+
+#: Settings a vector resume must repeat: they shape the rollout and its generators.
+GEOMETRY = ("num_envs", "rollout_steps", "minibatch_size", "seed", "num_players")
+
+
+def _check_same_geometry(out: Path, args: TrainArgs) -> None:
+    """Refuse a resume whose rollout geometry differs from the run's ``args.json``."""
+    try:
+        saved = read_json(out / "args.json", "run arguments")
+    except InvalidConfigError:
+        return
+    if not isinstance(saved, dict):
+        return
+    differ = [
+        f"--{key.replace('_', '-')} {saved[key]!r} (now {getattr(args, key)!r})"
+        for key in GEOMETRY
+        if key in saved and saved[key] != getattr(args, key)
+    ]
+    if differ:
+        raise InvalidConfigError(
+            f"{out} was trained with {', '.join(differ)}; pass the same flags to --resume "
+            "it, or train into another --out"
+        )
+
+
+def _save_league_at(out: Path, pool: LeaguePool, step: int) -> None:
+    """``league/step_<step>.json``: the loss rates a resume from this checkpoint restores."""
+    folder = out / LEAGUE_HISTORY
+    folder.mkdir(exist_ok=True)
+    save_loss_rates(folder, pool, step)
+    (folder / "league.json").replace(folder / f"step_{step}.json")
+
+
+def _restore_league(out: Path, pool: LeaguePool, step: int) -> None:
+    from .league import restore_loss_rates
+
+    folder = out / LEAGUE_HISTORY
+    kept = folder / f"step_{step}.json"
+    if not kept.is_file():
+        return
+    staged = folder / "league.json"
+    staged.write_bytes(kept.read_bytes())
+    try:
+        restore_loss_rates(folder, pool, step)
+    finally:
+        staged.unlink(missing_ok=True)
+
+
+__all__ = ["GEOMETRY", "LEAGUE_HISTORY", "PROGRESS_COLUMNS", "ppo_config", "train_vector"]

@@ -1,0 +1,419 @@
+"""PPO with action masking, written for the batched engine: read it top to bottom.
+
+``cardarena train ENV --backend vector`` runs this. The SB3 backend steps 8 envs and updates on
+minibatches of 256, so most of its time is Python per step; here one rollout is
+``num_envs x rollout_steps`` decisions (32,768 by default) collected from one ``LearnerBatch``
+(``training.vector_env``: the learner in every game, opponents batched inside), kept in arrays
+allocated once, and the update runs on minibatches of thousands of rows, where the matrix
+products dominate. The parts, in the order they run:
+
+1. **Network** (``ActorCritic``): the same two MLPs as SB3's ``MlpPolicy`` (tanh, separate
+   policy and value branches, orthogonal initialisation with SB3's gains), under SB3's
+   ``state_dict`` names, so a checkpoint of this trainer is a checkpoint of the project's safe
+   format that every reader (agent specs, ``export``, ``eval``) already plays.
+2. **Masked distribution** (``masked_log_probs``): illegal logits are set to the lowest float
+   before the log-softmax, so an illegal action has probability 0 in sampling, log-probs and
+   entropy (the entropy sums over legal actions only).
+3. **Rollout** (``VectorPPO.collect``): per step one forward pass over all games, one sampled
+   action per game (Gumbel-max on a seeded torch generator), one engine step. A game cut by the
+   step cap (truncated, not terminated) gets the discounted value of its last observation added
+   to its reward, as SB3 does; ``done`` then stops the bootstrap across the new deal.
+4. **Advantages** (``gae``): generalised advantage estimation over the time axis, all games at
+   once.
+5. **Update** (``VectorPPO.update``): ``n_epochs`` passes over the rollout in shuffled
+   minibatches; clipped policy loss on per-minibatch normalised advantages, value MSE, entropy
+   bonus, gradient norm clipping, Adam (eps 1e-5 as SB3).
+
+Precision: the hidden layers run in bfloat16 under ``torch.autocast`` when
+``precision="bfloat16"`` (the default where the CPU has AMX or AVX-512 BF16 matrix units,
+``default_precision``): their matrix products are where the time goes, and bfloat16 runs them
+several times faster there. The weights, Adam's state, the heads (logits, value), the
+log-softmax and the losses stay float32, so probability ratios are not rounded to bfloat16.
+
+Determinism: the network's initialisation comes from ``torch.manual_seed(seed)``, every sampled
+action and minibatch order from one ``torch.Generator`` seeded with ``seed``, every deal from the
+``LearnerBatch`` streams; with one torch thread the same seed gives the same run bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from cardarena.agents.numpy_policy import NumpyPolicy
+from cardarena.envs.core import ObservationScaler
+
+#: The ``precision`` choices.
+PRECISIONS = ("bfloat16", "float32")
+
+
+def default_precision() -> str:
+    """``bfloat16`` where the CPU multiplies bfloat16 matrices natively (AMX, AVX-512 BF16),
+    else ``float32`` (emulated bfloat16 would be slower than float32)."""
+    try:
+        with open("/proc/cpuinfo") as handle:
+            flags = handle.read(1 << 16)
+    except OSError:
+        return "float32"
+    return "bfloat16" if ("amx_bf16" in flags or "avx512_bf16" in flags) else "float32"
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """The hyper-parameters (each is a ``cardarena train`` flag, documented there)."""
+
+    num_envs: int = 1024
+    rollout_steps: int = 32
+    minibatch_size: int = 8192
+    n_epochs: int = 5
+    learning_rate: float = 3e-4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    net_arch: tuple[int, ...] = (128, 128)
+    precision: str = "float32"
+
+    @property
+    def rollout_size(self) -> int:
+        return self.num_envs * self.rollout_steps
+
+
+# --- 1. the network ----------------------------------------------------------------------
+class _Branch(nn.Module):
+    """SB3's ``MlpExtractor``: a policy and a value MLP (``policy_net``, ``value_net``)."""
+
+    def __init__(self, inputs: int, net_arch: tuple[int, ...]) -> None:
+        super().__init__()
+        self.policy_net = _mlp(inputs, net_arch)
+        self.value_net = _mlp(inputs, net_arch)
+
+
+def _mlp(inputs: int, units: tuple[int, ...]) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for width in units:
+        layers += [nn.Linear(inputs, width), nn.Tanh()]
+        inputs = width
+    return nn.Sequential(*layers)
+
+
+class ActorCritic(nn.Module):
+    """Logits and value of scaled observations; SB3 ``MlpPolicy`` names and initialisation."""
+
+    def __init__(
+        self, observation_size: int, actions: int, net_arch: tuple[int, ...], precision: str
+    ) -> None:
+        super().__init__()
+        self.mlp_extractor = _Branch(observation_size, tuple(net_arch))
+        last = net_arch[-1] if net_arch else observation_size
+        self.action_net = nn.Linear(last, actions)
+        self.value_net = nn.Linear(last, 1)
+        self.bfloat16 = precision == "bfloat16"
+        for module, gain in (
+            (self.mlp_extractor, math.sqrt(2)),
+            (self.action_net, 0.01),
+            (self.value_net, 1.0),
+        ):
+            for layer in module.modules():
+                if isinstance(layer, nn.Linear):
+                    nn.init.orthogonal_(layer.weight, gain=gain)
+                    nn.init.zeros_(layer.bias)
+
+    def forward(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        if self.bfloat16:  # cast once for both branches (autocast would cast it per layer)
+            observations = observations.to(torch.bfloat16)
+        policy = self._hidden(self.mlp_extractor.policy_net, observations)
+        value = self._hidden(self.mlp_extractor.value_net, observations)
+        return self.action_net(policy), self.value_net(value).squeeze(-1)
+
+    def _hidden(self, layers: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
+        """The hidden layers: products in bfloat16 if asked, tanh always in float32 (torch's
+        bfloat16 tanh is several times slower than its float32 one)."""
+        for layer in layers:
+            if isinstance(layer, nn.Linear):
+                with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bfloat16):
+                    x = layer(x)
+            else:
+                x = torch.tanh(x.float())
+        return x.float()
+
+
+# --- 2. the masked distribution ----------------------------------------------------------
+def masked_log_probs(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    """Log-probabilities with every illegal action at (effectively) minus infinity."""
+    lowest = torch.finfo(logits.dtype).min
+    return torch.log_softmax(logits.masked_fill(~masks, lowest), dim=-1)
+
+
+def masked_entropy(log_probs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    """Entropy over the legal actions. The illegal log-probs are set to 0 before ``exp``, so
+    their ``p log p`` is ``1 * 0``: an illegal one's true ``0 * -inf`` has no value, and
+    ``exp`` of huge negative numbers takes torch's slow path (7x slower at 444 actions)."""
+    legal = log_probs.masked_fill(~masks, 0.0)
+    return -(legal.exp() * legal).sum(-1)
+
+
+# --- the rollout buffer ------------------------------------------------------------------
+@dataclass
+class Rollout:
+    """One rollout, ``[rollout_steps, num_envs, ...]``, allocated once and refilled. The
+    observations are a torch tensor in the network's input precision (bfloat16 halves the
+    bytes every minibatch gathers) and the masks a torch tensor (written through a numpy
+    view); the rest are numpy arrays."""
+
+    observations: torch.Tensor
+    masks: torch.Tensor
+    actions: np.ndarray
+    log_probs: np.ndarray
+    values: np.ndarray
+    rewards: np.ndarray
+    dones: np.ndarray
+    advantages: np.ndarray = field(init=False)
+    returns: np.ndarray = field(init=False)
+
+    @classmethod
+    def allocate(
+        cls, steps: int, games: int, observation_size: int, actions: int, dtype: torch.dtype
+    ) -> Rollout:
+        rollout = cls(
+            observations=torch.zeros((steps, games, observation_size), dtype=dtype),
+            masks=torch.zeros((steps, games, actions), dtype=torch.bool),
+            actions=np.zeros((steps, games), np.int64),
+            log_probs=np.zeros((steps, games), np.float32),
+            values=np.zeros((steps, games), np.float32),
+            rewards=np.zeros((steps, games), np.float32),
+            dones=np.zeros((steps, games), np.bool_),
+        )
+        rollout.advantages = np.zeros((steps, games), np.float32)
+        rollout.returns = np.zeros((steps, games), np.float32)
+        return rollout
+
+
+# --- 4. advantages -----------------------------------------------------------------------
+def gae(rollout: Rollout, last_values: np.ndarray, gamma: float, lam: float) -> None:
+    """Fill ``rollout.advantages`` and ``rollout.returns`` (GAE(lambda); ``dones[t]``: the game
+    of step ``t`` ended there, so ``values[t + 1]`` belongs to a new deal)."""
+    steps = rollout.rewards.shape[0]
+    running = np.zeros_like(last_values, np.float32)
+    next_values = last_values.astype(np.float32)
+    for t in reversed(range(steps)):
+        alive = 1.0 - rollout.dones[t].astype(np.float32)
+        delta = rollout.rewards[t] + gamma * next_values * alive - rollout.values[t]
+        running = delta + gamma * lam * alive * running
+        rollout.advantages[t] = running
+        next_values = rollout.values[t]
+    np.add(rollout.advantages, rollout.values, out=rollout.returns)
+
+
+class _Optimizer(torch.optim.Adam):
+    """Adam; named so the checkpoint's ``policy.optimizer`` reads as SB3's."""
+
+
+class _Policy:
+    """What ``training.ppo.model_state`` reads of a model: ``state_dict()`` and ``optimizer``."""
+
+    def __init__(self, network: ActorCritic, optimizer: torch.optim.Optimizer) -> None:
+        self.network = network
+        self.optimizer = optimizer
+
+    def state_dict(self) -> dict[str, torch.Tensor]:
+        return self.network.state_dict()
+
+    def load_state_dict(self, state: dict[str, torch.Tensor]) -> None:
+        self.network.load_state_dict(state)
+
+
+class VectorPPO:
+    """The learner: ``learn_rollout()`` collects one rollout from ``batch`` and updates on it.
+
+    It carries the attributes ``training.ppo.model_settings`` / ``model_state`` read
+    (``n_steps`` is ``rollout_steps``, ``batch_size`` is ``minibatch_size``), so
+    ``save_checkpoint`` writes it in the project's checkpoint format."""
+
+    algorithm = "cardarena-vector-PPO"
+    normalize_advantage = True
+    target_kl = None
+    clip_range_vf = None
+
+    def __init__(self, batch: Any, config: PPOConfig, seed: int) -> None:
+        self.batch = batch
+        self.config = config
+        torch.manual_seed(seed)
+        size, actions = batch.scaler.offset.size, batch.num_actions
+        self.network = ActorCritic(size, actions, tuple(config.net_arch), config.precision)
+        optimizer = _Optimizer(self.network.parameters(), lr=config.learning_rate, eps=1e-5)
+        self.policy = _Policy(self.network, optimizer)
+        self.generator = torch.Generator().manual_seed(seed)
+        dtype = torch.bfloat16 if config.precision == "bfloat16" else torch.float32
+        self.rollout = Rollout.allocate(config.rollout_steps, config.num_envs, size, actions, dtype)
+        self.num_timesteps = 0
+        self._n_updates = 0
+        #: Finished games of the last rollout: returns and lengths (for progress output).
+        self.finished_returns: list[float] = []
+        self.finished_lengths: list[int] = []
+
+    # --- the attributes model_settings reads ------------------------------------------------
+    @property
+    def n_steps(self) -> int:
+        return self.config.rollout_steps
+
+    @property
+    def batch_size(self) -> int:
+        return self.config.minibatch_size
+
+    def __getattr__(self, name: str) -> Any:
+        if name in (
+            "n_epochs", "learning_rate", "gamma", "gae_lambda", "clip_range",
+            "ent_coef", "vf_coef", "max_grad_norm",
+        ):  # fmt: skip
+            return getattr(self.config, name)
+        if name == "policy_kwargs":
+            return {"net_arch": list(self.config.net_arch)}
+        raise AttributeError(name)
+
+    # --- 3. the rollout -------------------------------------------------------------------
+    @torch.no_grad()
+    def _act(self, observations: torch.Tensor, masks: torch.Tensor) -> tuple[np.ndarray, ...]:
+        logits, values = self.network(observations)
+        log_probs = masked_log_probs(logits, masks)
+        uniform = torch.rand(log_probs.shape, generator=self.generator).clamp_(min=1e-20)
+        actions = torch.argmax(log_probs - torch.log(-torch.log(uniform)), dim=-1)
+        chosen = log_probs.gather(1, actions[:, None]).squeeze(1)
+        return actions.numpy(), chosen.numpy(), values.numpy()
+
+    @torch.no_grad()
+    def values_of(self, observations: np.ndarray) -> np.ndarray:
+        if observations.shape[0] == 0:
+            return np.zeros(0, np.float32)
+        return self.network(torch.from_numpy(np.ascontiguousarray(observations)))[1].numpy()
+
+    def collect(self) -> np.ndarray:
+        """Fill the rollout; returns the values of the observations after its last step."""
+        batch, rollout, gamma = self.batch, self.rollout, self.config.gamma
+        self.finished_returns, self.finished_lengths = [], []
+        for t in range(self.config.rollout_steps):
+            rollout.observations[t].copy_(torch.from_numpy(batch.observation))
+            rollout.masks[t].numpy()[:] = batch.mask
+            actions, log_probs, values = self._act(rollout.observations[t], rollout.masks[t])
+            rollout.actions[t], rollout.log_probs[t], rollout.values[t] = (
+                actions,
+                log_probs,
+                values,
+            )
+            batch.step(actions)
+            reward = batch.reward.copy()
+            cut = batch.truncated & ~batch.terminated
+            if cut.any():  # bootstrap a game the step cap ended from its last observation
+                finals = batch.final_observations()
+                rows = np.flatnonzero(cut)
+                reward[rows] += gamma * self.values_of(np.stack([finals[r] for r in rows]))
+            rollout.rewards[t] = reward
+            rollout.dones[t] = batch.done
+            ended = np.flatnonzero(batch.done)
+            self.finished_returns += batch.final_return[ended].tolist()
+            self.finished_lengths += batch.final_length[ended].tolist()
+        return self.values_of(batch.observation)
+
+    # --- 5. the update --------------------------------------------------------------------
+    def update(self) -> dict[str, float]:
+        """``n_epochs`` passes of clipped PPO over the rollout; the mean losses."""
+        config, rollout = self.config, self.rollout
+        n = config.rollout_size
+        observations = rollout.observations.reshape(n, -1)
+        masks = rollout.masks.reshape(n, -1)
+        actions = torch.from_numpy(rollout.actions.reshape(n))
+        old_log_probs = torch.from_numpy(rollout.log_probs.reshape(n))
+        advantages = torch.from_numpy(rollout.advantages.reshape(n))
+        returns = torch.from_numpy(rollout.returns.reshape(n))
+        optimizer = self.policy.optimizer
+        parameters = list(self.network.parameters())
+        totals = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "clip_fraction": 0.0}
+        updates = 0
+        for _ in range(config.n_epochs):
+            order = torch.randperm(n, generator=self.generator)
+            for start in range(0, n, config.minibatch_size):
+                rows = order[start : start + config.minibatch_size]
+                logits, values = self.network(observations[rows])
+                row_masks = masks[rows]
+                log_probs = masked_log_probs(logits, row_masks)
+                new = log_probs.gather(1, actions[rows, None]).squeeze(1)
+                advantage = advantages[rows]
+                if advantage.numel() > 1:
+                    advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
+                ratio = torch.exp(new - old_log_probs[rows])
+                clipped = torch.clamp(ratio, 1 - config.clip_range, 1 + config.clip_range)
+                policy_loss = -torch.min(advantage * ratio, advantage * clipped).mean()
+                value_loss = torch.mean((returns[rows] - values) ** 2)
+                entropy = masked_entropy(log_probs, row_masks).mean()
+                loss = policy_loss + config.vf_coef * value_loss - config.ent_coef * entropy
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                nn.utils.clip_grad_norm_(parameters, config.max_grad_norm)
+                optimizer.step()
+                totals["policy_loss"] += float(policy_loss.detach())
+                totals["value_loss"] += float(value_loss.detach())
+                totals["entropy"] += float(entropy.detach())
+                totals["clip_fraction"] += float(
+                    (torch.abs(ratio - 1) > config.clip_range).float().mean()
+                )
+                updates += 1
+        self._n_updates += config.n_epochs
+        return {key: value / max(updates, 1) for key, value in totals.items()}
+
+    def learn_rollout(self) -> dict[str, float]:
+        """One rollout and its update; ``num_timesteps`` grows by the rollout's size."""
+        last_values = self.collect()
+        gae(self.rollout, last_values, self.config.gamma, self.config.gae_lambda)
+        stats = self.update()
+        self.num_timesteps += self.config.rollout_size
+        return stats
+
+    # --- playing the current policy elsewhere ---------------------------------------------
+    def numpy_policy(self, scaler: ObservationScaler, meta: dict[str, Any]) -> NumpyPolicy:
+        """The acting half as a ``NumpyPolicy`` (greedy evaluation, snapshots in memory)."""
+        state = {k: v.detach().numpy().copy() for k, v in self.network.state_dict().items()}
+        hidden = len(self.config.net_arch)
+        layers = [
+            (
+                state[f"mlp_extractor.policy_net.{2 * i}.weight"],
+                state[f"mlp_extractor.policy_net.{2 * i}.bias"],
+            )
+            for i in range(hidden)
+        ]
+        layers.append((state["action_net.weight"], state["action_net.bias"]))
+        return NumpyPolicy(layers, "tanh", scaler.offset, scaler.scale, meta)
+
+
+def flops_per_step(observation_size: int, actions: int, config: PPOConfig) -> float:
+    """Floating-point operations per learner decision: the rollout's forward pass plus
+    ``n_epochs`` forward and backward passes (weight gradients for every layer, input
+    gradients for every layer but the first, whose input is the observation)."""
+    forward = backward = 0.0
+    for head in (actions, 1):
+        inputs = observation_size
+        for index, width in enumerate([*config.net_arch, head]):
+            forward += 2 * inputs * width
+            backward += 2 * inputs * width * (1 if index == 0 else 2)
+            inputs = width
+    return forward + config.n_epochs * (forward + backward)
+
+
+__all__ = [
+    "PRECISIONS",
+    "ActorCritic",
+    "PPOConfig",
+    "Rollout",
+    "VectorPPO",
+    "default_precision",
+    "flops_per_step",
+    "gae",
+    "masked_entropy",
+    "masked_log_probs",
+]
