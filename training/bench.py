@@ -13,17 +13,14 @@ top of the game.
 
 With ``--vector`` it measures the batched engines instead (``bench_vector``: beside OpenSpiel's
 leduc_poker and each game's ``env()``, at several batch sizes). With ``--learn`` it measures
-training instead: MaskablePPO ``learn()`` steps per second in the
-geometry ``cardarena train`` uses (``n_envs`` in-process envs in a DummyVecEnv, the game's
-``DEFAULTS`` for ``n_steps``/``batch_size``/``net_arch``, random opponents, one torch thread),
-with tictactoe_v3 through the same ``SingleAgentEnv`` bridge and promise_war's defaults. Each
-round runs ``learn(K)`` with K (whole rollouts) chosen from a warm-up rollout so a round lasts
-about ``--seconds``. The env share is the time spent in the vec env's ``reset``/``step_wait``
-(the envs' ``step`` including the opponents' moves, observation scaling and auto-resets) over
-the whole ``learn()`` time; the rest is the policy forward passes in ``collect_rollouts`` and
-the gradient updates in ``train``.
+training instead (``bench_learn``): steps per second of both PPO backends in ``cardarena
+train``'s default geometry, MaskablePPO ``learn()`` (``--backend sb3``, with tictactoe_v3 as a
+reference row) beside ``VectorPPO.learn_rollout()`` (``--backend vector``) with the same
+network and epochs, their ratio, the FLOPs per step and the vector backend's share of the
+machine's matrix-product peak; ``--backends`` runs one of them alone.
 
-    cardarena bench [--seconds 2] [--rounds 5] [--env NAME ...] [--learn]
+    cardarena bench [--seconds 2] [--rounds 5] [--env NAME ...]
+    cardarena bench --learn [--backends sb3 vector] [--env NAME ...]
     cardarena bench --vector [--num-envs 64 256 1024 4096] [--env NAME ...]
     python bench/throughput.py ...   (the same)
 """
@@ -51,6 +48,8 @@ REFERENCE = "tictactoe_v3"
 SECONDS = Number(float, 0.0, 3600.0, low_open=True)
 ROUNDS = Number(int, 1, 1000)
 NUM_ENVS = Number(int, 1, 65536)
+#: The training backends ``--learn`` measures (``--backends``), in the table's order.
+LEARN_BACKENDS = ("sb3", "vector")
 
 
 def pettingzoo_classic(name: str) -> Callable[[], Any]:
@@ -124,7 +123,8 @@ class BenchArgs:
     """decisions per second beside PettingZoo's envs
 
     Random-play throughput of every cardarena env beside PettingZoo's own classic envs, or
-    with --learn MaskablePPO learn() steps per second in cardarena train's geometry."""
+    with --learn the training steps per second of both PPO backends in cardarena train's
+    default geometry."""
 
     seconds: float = field(default=2.0, metadata=meta(rule=SECONDS, metavar="S"))
     """Per env per round."""
@@ -135,7 +135,13 @@ class BenchArgs:
     )
     """Our envs to measure."""
     learn: bool = False
-    """MaskablePPO learn() steps/s in cardarena train's geometry (needs the train extra)."""
+    """Training steps/s in cardarena train's default geometry, --backend sb3 (MaskablePPO)
+    beside --backend vector, same network and epochs (needs the train extra)."""
+    backends: list[str] = field(
+        default_factory=lambda: list(LEARN_BACKENDS),
+        metadata=meta(nargs="+", choices=LEARN_BACKENDS),
+    )
+    """The training backends --learn measures (default both, in one run)."""
     vector: bool = False
     """The batched engines (make_vec) beside OpenSpiel's leduc_poker and each env()."""
     num_envs: list[int] = field(
@@ -176,6 +182,7 @@ def check_args(args: argparse.Namespace) -> None:
         problem = NUM_ENVS.problem(size)
         if problem:
             raise InvalidConfigError(f"--num-envs {problem}")
+    check_backends(args)
     names = getattr(args, "env", None)
     if not isinstance(names, (list, tuple)):
         raise InvalidConfigError(f"--env must be a list of env names, got {names!r}")
@@ -184,6 +191,29 @@ def check_args(args: argparse.Namespace) -> None:
         raise InvalidConfigError(
             f"--env: unknown env{'s' if len(unknown) > 1 else ''} "
             f"{', '.join(map(repr, unknown))}; available: {', '.join(sorted(ENVS))}"
+        )
+
+
+def check_backends(args: argparse.Namespace) -> None:
+    """``--backends``: a non-empty list of ``LEARN_BACKENDS``, only meaningful with ``--learn``
+    (a repeated name counts once: ``bench_learn.learn_backends``)."""
+    backends = getattr(args, "backends", list(LEARN_BACKENDS))
+    allowed = ", ".join(LEARN_BACKENDS)
+    if not isinstance(backends, (list, tuple)) or not backends:
+        raise InvalidConfigError(
+            f"--backends must be a non-empty list of training backends ({allowed}), "
+            f"got {backends!r}"
+        )
+    unknown = [name for name in backends if name not in LEARN_BACKENDS]
+    if unknown:
+        raise InvalidConfigError(
+            f"--backends: unknown backend{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(map(repr, unknown))}; --learn measures {allowed}"
+        )
+    if not getattr(args, "learn", False) and sorted(set(backends)) != sorted(LEARN_BACKENDS):
+        raise InvalidConfigError(
+            f"--backends {' '.join(backends)} chooses what --learn measures: add --learn, "
+            "or leave --backends out"
         )
 
 
@@ -223,6 +253,8 @@ def run(args: argparse.Namespace) -> None:
     if getattr(args, "learn", False) and getattr(args, "vector", False):
         raise InvalidConfigError("--learn and --vector measure different things: choose one")
     if getattr(args, "learn", False):
+        from .bench_learn import run_learn
+
         run_learn(args)
         return
     if getattr(args, "vector", False):
@@ -256,102 +288,14 @@ def run(args: argparse.Namespace) -> None:
     )
 
 
-class _LearnBench:
-    """One game's MaskablePPO in ``cardarena train``'s geometry, with its vec env timed."""
+def __getattr__(name: str) -> Any:
+    """The SB3 learn bench moved to ``bench_learn``; ``bench/rllib_throughput.py`` imports it
+    from here as ``_LearnBench`` (imported on use: ``bench_learn`` imports this module)."""
+    if name in ("_LearnBench", "run_learn"):
+        from . import bench_learn
 
-    def __init__(self, name: str, env_fn: Callable[[], Any], n_envs: int, seed: int) -> None:
-        from stable_baselines3.common.vec_env import DummyVecEnv
-
-        from .ppo import build_model
-        from .single_agent import SingleAgentEnv
-        from .train_args import DEFAULTS, FALLBACK, TrainArgs
-
-        defaults = TrainArgs()
-        hyper = DEFAULTS.get(name, FALLBACK)
-        bench = self
-
-        class TimedVecEnv(DummyVecEnv):
-            def reset(self) -> Any:
-                started = time.perf_counter()
-                try:
-                    return super().reset()
-                finally:
-                    bench.env_seconds += time.perf_counter() - started
-
-            def step_wait(self) -> Any:
-                started = time.perf_counter()
-                try:
-                    return super().step_wait()
-                finally:
-                    bench.env_seconds += time.perf_counter() - started
-
-        self.env_seconds = 0.0
-        self.vec_env = TimedVecEnv([lambda: SingleAgentEnv(env_fn(), opponent="random")] * n_envs)
-        self.vec_env.seed(seed)
-        self.model = build_model(
-            self.vec_env, hyper, n_epochs=defaults.n_epochs, gamma=defaults.gamma, seed=seed
-        )
-        self.rollout = hyper["n_steps"] * n_envs
-        self.steps = self.rollout
-
-    def learn(self, steps: int) -> tuple[float, float]:
-        """``learn(steps)``; (steps per second, share of the time spent in the env)."""
-        before, self.env_seconds = self.model.num_timesteps, 0.0
-        started = time.perf_counter()
-        self.model.learn(steps, reset_num_timesteps=False)
-        elapsed = time.perf_counter() - started
-        return (self.model.num_timesteps - before) / elapsed, self.env_seconds / elapsed
-
-    def calibrate(self, seconds: float) -> None:
-        """One warm-up rollout; then whole rollouts lasting about ``seconds`` per round."""
-        rate, _ = self.learn(self.rollout)
-        self.steps = self.rollout * max(1, round(rate * seconds / self.rollout))
-
-
-def run_learn(args: argparse.Namespace) -> None:
-    """``--learn``: median MaskablePPO ``learn()`` steps/s per game beside tictactoe_v3."""
-    check_args(args)
-    try:
-        import sb3_contrib  # noqa: F401 (only checked here; _LearnBench uses it)
-        import torch
-    except ImportError as missing:
-        raise CardArenaError(
-            f"bench --learn needs the 'train' extra ({missing.name} is missing): "
-            "pip install -e '.[train]' from a clone, or pip install 'cardarena[train]'"
-        ) from missing
-    from .train_args import TrainArgs
-
-    torch.set_num_threads(TrainArgs().torch_threads)
-    torch.manual_seed(0)
-    n_envs = TrainArgs().n_envs
-    factories: dict[str, Callable[[], Any]] = {REFERENCE: classic_factory(REFERENCE)}
-    for name in args.env:
-        factories[name] = partial(make, name)
-    benches = {name: _LearnBench(name, fn, n_envs, seed=0) for name, fn in factories.items()}
-    for bench in benches.values():
-        bench.calibrate(args.seconds)
-    rates: dict[str, list[float]] = {name: [] for name in benches}
-    shares: dict[str, list[float]] = {name: [] for name in benches}
-    for _round in range(args.rounds):
-        for name, bench in benches.items():
-            rate, share = bench.learn(bench.steps)
-            rates[name].append(rate)
-            shares[name].append(share)
-
-    reference = statistics.median(rates[REFERENCE])
-    print(
-        f"{'env':<16} {'learn steps/s':>13} {'min':>7} {'max':>7} "
-        f"{'x ' + REFERENCE:>16} {'env share':>10}"
-    )
-    for name, samples in rates.items():
-        median = statistics.median(samples)
-        print(f"{name:<16} {median:>13,.0f} {min(samples):>7,.0f} {max(samples):>7,.0f} "
-              f"{median / reference:>16.2f} {statistics.median(shares[name]):>10.0%}")  # fmt: skip
-    print(
-        f"({args.rounds} interleaved rounds of ~{args.seconds:g} s each; MaskablePPO learn() "
-        f"with {n_envs} DummyVecEnv envs, the game's DEFAULTS (tictactoe: promise_war's), random "
-        "opponents, 1 torch thread; env share = time in the vec env's reset/step_wait)"
-    )
+        return bench_learn.SB3LearnBench if name == "_LearnBench" else bench_learn.run_learn
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 if __name__ == "__main__":
