@@ -63,11 +63,16 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "ent_coef": 0.02,
     },
 }
-#: Per-game settings of ``--backend vector`` where they differ from ``DEFAULTS`` (same
-#: networks; rollouts 32x larger and minibatches 32x larger than the SB3 geometry's, so a
-#: larger step size).
+#: Per-game settings of ``--backend vector`` where they differ from ``DEFAULTS`` (the same
+#: networks). Its rollouts are 32x larger than the SB3 geometry's, so a larger step size;
+#: the wide-input games (Beast Wars, Cardline), whose decisions cost the most, take smaller
+#: minibatches: more gradient steps per decision for little loss of speed.
 VECTOR_DEFAULTS: dict[str, dict[str, Any]] = {
-    name: {"learning_rate": 1e-3, "ent_coef": values["ent_coef"]}
+    name: {
+        "learning_rate": 1e-3,
+        "ent_coef": values["ent_coef"],
+        "minibatch_size": 2048 if name in ("beast_wars_v0", "cardline_v0") else 8192,
+    }
     for name, values in DEFAULTS.items()
 }
 #: The ``--backend`` choices.
@@ -132,9 +137,11 @@ class TrainArgs:
     rollout_steps`` learner decisions."""
     rollout_steps: int = field(default=32, metadata=meta(rule=Number(int, 1, 1 << 16), **VECTOR))
     """Learner decisions per game per rollout (games continue across rollouts)."""
-    minibatch_size: int = field(default=8192, metadata=meta(rule=Number(int, 2, 1 << 24), **VECTOR))
-    """Rows per gradient step (at most ``num_envs x rollout_steps``); advantages are
-    normalised per minibatch, so at least 2."""
+    minibatch_size: int | None = field(
+        default=None, metadata=meta(rule=Number(int, 2, 1 << 24), **VECTOR)
+    )
+    """Rows per gradient step (at most ``num_envs x rollout_steps``; None: the game's entry
+    in ``VECTOR_DEFAULTS``); advantages are normalised per minibatch, so at least 2."""
     precision: str = field(
         default="auto", metadata=meta(choices=("auto", "bfloat16", "float32"), **VECTOR)
     )
@@ -301,13 +308,17 @@ class TrainArgs:
             key: getattr(self, key) if getattr(self, key) is not None else base[key]
             for key in PER_GAME
         }
+        vector = VECTOR_DEFAULTS.get(self.env, VECTOR_DEFAULTS["promise_war_v0"])
+        hyper["minibatch_size"] = (
+            self.minibatch_size if self.minibatch_size is not None else vector["minibatch_size"]
+        )
         rollout = hyper["n_steps"] * self.n_envs
-        if self.backend == "vector" and self.minibatch_size > self.num_envs * self.rollout_steps:
+        vector_rollout = self.num_envs * self.rollout_steps
+        if self.backend == "vector" and hyper["minibatch_size"] > vector_rollout:
             raise InvalidConfigError(
                 f"--minibatch-size must be at most --num-envs x --rollout-steps = "
-                f"{self.num_envs} x {self.rollout_steps} = "
-                f"{self.num_envs * self.rollout_steps} (the rollout it is drawn from), got "
-                f"{self.minibatch_size}"
+                f"{self.num_envs} x {self.rollout_steps} = {vector_rollout} (the rollout it "
+                f"is drawn from), got {hyper['minibatch_size']}"
             )
         if self.backend == "sb3" and hyper["batch_size"] > rollout:
             raise InvalidConfigError(
@@ -406,6 +417,11 @@ def add_arguments(parser: Any) -> None:
         note = []
         if f.name in PER_GAME:
             note.append("Defaults: " + ", ".join(f"{e} {v[f.name]}" for e, v in DEFAULTS.items()))
+        if any(f.name in v for v in VECTOR_DEFAULTS.values()):
+            note.append(
+                "With --backend vector: "
+                + ", ".join(f"{e} {v[f.name]}" for e, v in VECTOR_DEFAULTS.items())
+            )
         backends = backends_of(f.name)
         if len(backends) < len(BACKENDS):
             note.append(f"[{' and '.join(backends)} only]")

@@ -67,7 +67,7 @@ def ppo_config(args: TrainArgs) -> Any:
     return PPOConfig(
         num_envs=args.num_envs,
         rollout_steps=args.rollout_steps,
-        minibatch_size=args.minibatch_size,
+        minibatch_size=int(hyper["minibatch_size"]),
         n_epochs=args.n_epochs,
         learning_rate=float(hyper["learning_rate"]),
         gamma=args.gamma,

@@ -115,7 +115,7 @@ class ActorCritic(nn.Module):
         last = net_arch[-1] if net_arch else observation_size
         self.action_net = nn.Linear(last, actions)
         self.value_net = nn.Linear(last, 1)
-        self.bfloat16 = precision == "bfloat16"
+        self.use_bfloat16 = precision == "bfloat16"
         for module, gain in (
             (self.mlp_extractor, math.sqrt(2)),
             (self.action_net, 0.01),
@@ -127,7 +127,7 @@ class ActorCritic(nn.Module):
                     nn.init.zeros_(layer.bias)
 
     def forward(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        if self.bfloat16:  # cast once for both branches (autocast would cast it per layer)
+        if self.use_bfloat16:  # cast once for both branches (autocast would cast it per layer)
             observations = observations.to(torch.bfloat16)
         policy = self._hidden(self.mlp_extractor.policy_net, observations)
         value = self._hidden(self.mlp_extractor.value_net, observations)
@@ -138,7 +138,7 @@ class ActorCritic(nn.Module):
         bfloat16 tanh is several times slower than its float32 one)."""
         for layer in layers:
             if isinstance(layer, nn.Linear):
-                with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bfloat16):
+                with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.use_bfloat16):
                     x = layer(x)
             else:
                 x = torch.tanh(x.float())

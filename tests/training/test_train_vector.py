@@ -175,8 +175,8 @@ def test_resume_refuses_another_geometry_and_a_run_of_another_backend(tmp_path):
 
 
 def test_bad_vector_flags_are_refused_naming_the_flag(tmp_path, capsys):
-    code = main(["train", "promise_war_v0", "--backend", "vector", "--num-envs", "4",
-                 "--rollout-steps", "4", "--minibatch-size", "64", "--out", str(tmp_path)])  # fmt: skip
+    flags = ["--num-envs", "4", "--rollout-steps", "4", "--minibatch-size", "64"]
+    code = main(["train", "promise_war_v0", "--backend", "vector", *flags, "--out", str(tmp_path)])
     assert code == 2
     assert "--minibatch-size must be at most --num-envs x --rollout-steps = 4 x 4 = 16" in (
         capsys.readouterr().err
