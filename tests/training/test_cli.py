@@ -259,7 +259,7 @@ def test_a_bad_train_flag_is_a_usage_error_naming_flag_value_and_what_is_allowed
 def test_every_train_field_is_checked_in_one_table():
     """A new numeric field must get its rule; the rest are checked by name in resolved()."""
     other = {"env", "opponent", "selfplay", "out", "resume", "backend", "address"}
-    other |= {"league_mode", "progress", "hyper", "device", "rllib_policies"}
+    other |= {"league_mode", "progress", "hyper", "device", "rllib_policies", "precision"}
     assert {f.name for f in fields(TrainArgs)} - other == set(RULES)
 
 
