@@ -1,47 +1,66 @@
 #!/usr/bin/env bash
 # Reproduce the shipped pretrained agents and the README's "Trained agents" ladder.
 #
-#   scripts/train_pretrained.sh [GAME...]      (default: all four; needs `make .venv/.installed-dev`)
+#   scripts/train_pretrained.sh [AGENT...]   (default: all eight; needs `make .venv/.installed-dev`)
 #
-# Each game trains by self-play (league of its own snapshots, half the games against random
-# and the heuristic) in one process with one torch thread: under 30 minutes of CPU time each
-# (the README lists each run's CPU and wall time; its four runs shared the 2-core machine).
-# Then: export the best checkpoint to agents/pretrained/<game>.npz, rate it in a tournament
-# (1000 games per pairing, fresh seeds), and plot the learning curves.
+# AGENT is a row name below: promise_war_v0 ... for the 2-player tables, promise_war_v0_3p ...
+# for the others. Each trains with `--backend vector` (masked PPO on the batched engine) by
+# self-play: a league of its own snapshots, half the games against random and the heuristic,
+# in one process with one torch thread, bfloat16 hidden layers (AMX; `--precision bfloat16` is
+# passed so a machine without bfloat16 units emulates the same arithmetic, slowly), each under
+# 30 minutes of CPU time. Then: export the checkpoint whose training-time evaluation against
+# the heuristic was best to agents/pretrained/<AGENT>.npz, rate it on fresh games (1000 per
+# pairing, seed 2026; at 3 and 4 players alone against heuristics in every other seat), and
+# plot the learning curves.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CARDARENA=${CARDARENA:-.venv/bin/cardarena}
 OUT=${OUT:-runs/ladder}
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 
-declare -A STEPS=([promise_war_v0]=4000000 [beast_wars_v0]=1600000
-                  [ironman_war_v0]=3000000 [cardline_v0]=1800000)
-declare -A EVERY=([promise_war_v0]=200000 [beast_wars_v0]=100000
-                  [ironman_war_v0]=200000 [cardline_v0]=100000)
-# Iron Man needs the prioritised league (the default); the others ran with "latest".
-declare -A LEAGUE=([promise_war_v0]=latest [beast_wars_v0]=latest
-                   [ironman_war_v0]=prioritised [cardline_v0]=latest)
+#            agent                env             players  steps     every    league
+RUNS=$(cat <<'EOF'
+promise_war_v0       promise_war_v0  2  20000000  1000000  latest
+ironman_war_v0       ironman_war_v0  2  12000000  1000000  prioritised
+beast_wars_v0        beast_wars_v0   2  12000000  1000000  prioritised
+cardline_v0          cardline_v0     2   5000000   500000  latest
+promise_war_v0_3p    promise_war_v0  3  20000000  1000000  latest
+promise_war_v0_4p    promise_war_v0  4  20000000  1000000  latest
+cardline_v0_3p       cardline_v0     3   4000000   500000  latest
+cardline_v0_4p       cardline_v0     4   3000000   500000  latest
+EOF
+)
 declare -A OPPONENTS=([promise_war_v0]="heuristic random" [beast_wars_v0]="heuristic random"
                       [ironman_war_v0]="heuristic random"
                       [cardline_v0]="heuristic random memory oracle")
 
-games=("$@")
-[ ${#games[@]} -gt 0 ] || games=(promise_war_v0 beast_wars_v0 ironman_war_v0 cardline_v0)
-for game in "${games[@]}"; do
-    every=${EVERY[$game]}
-    "$CARDARENA" train "$game" --selfplay --steps "${STEPS[$game]}" --seed 0 \
-        --out "$OUT/$game" --league-mode "${LEAGUE[$game]}" --eval-every "$every" --checkpoint-every "$every" \
-        --snapshot-every "$every" --eval-games 200 --no-progress
+wanted=("$@")
+trained=()
+while read -r agent env players steps every league; do
+    if [ ${#wanted[@]} -gt 0 ] && [[ ! " ${wanted[*]} " == *" $agent "* ]]; then
+        continue
+    fi
+    run="$OUT/$agent"
+    table=()  # the 2-player agents train at the env's default table
+    [ "$players" = 2 ] || table=(--num-players "$players")
+    "$CARDARENA" train "$env" --backend vector "${table[@]}" --selfplay \
+        --steps "$steps" --seed 0 --out "$run" --league-mode "$league" --precision bfloat16 \
+        --eval-every "$every" --checkpoint-every "$every" --snapshot-every "$every" \
+        --eval-games 1000 --no-progress
     # The checkpoint with the best training-time evaluation against the heuristic, after at
     # least one snapshot interval of self-play; the ladder below measures it on fresh games.
-    "$CARDARENA" export "$OUT/$game" "agents/pretrained/$game.npz" --best heuristic \
+    "$CARDARENA" export "$run" "agents/pretrained/$agent.npz" --best heuristic \
         --min-step $((2 * every))
-    # shellcheck disable=SC2086
-    "$CARDARENA" eval "$game" pretrained ${OPPONENTS[$game]} --games 1000 --jobs 2 \
-        --seed 2026 --out "$OUT/$game/ladder" --quiet
-done
-runs=()
-for game in "${games[@]}"; do runs+=("$OUT/$game"); done
-"$CARDARENA" curves "${runs[@]}" --out docs/learning_curves.png
-# The README's extra panel: Iron Man with the "latest" league, which forgets the heuristic.
-#   cardarena train ironman_war_v0 --selfplay --league-mode latest --steps 3000000 --seed 0 \
-#       --out runs/ladder/ironman_war_v0_latest (other flags as above)
+    if [ "$players" = 2 ]; then
+        # shellcheck disable=SC2086
+        "$CARDARENA" eval "$env" pretrained ${OPPONENTS[$env]} --games 1000 --jobs 2 \
+            --seed 2026 --out "$run/ladder" --quiet
+    else
+        "$CARDARENA" eval "$env" pretrained random --field heuristic --games 1000 \
+            --config "num_players=$players" --seed 2026 --out "$run/ladder"
+    fi
+    trained+=("$run")
+done <<< "$RUNS"
+if [ ${#trained[@]} -gt 0 ]; then
+    "$CARDARENA" curves "${trained[@]}" --out docs/learning_curves.png
+fi

@@ -99,17 +99,7 @@ class SB3LearnBench:
         self.vec_env.seed(seed)
         # The same PPO settings as ``cardarena train`` passes (``train.py``): without them
         # ``build_model`` would fall back to SB3's 10 epochs, twice the work per step.
-        self.model = build_model(
-            self.vec_env,
-            args.hyper,
-            seed=seed,
-            n_epochs=args.n_epochs,
-            gamma=args.gamma,
-            gae_lambda=args.gae_lambda,
-            clip_range=args.clip_range,
-            vf_coef=args.vf_coef,
-            max_grad_norm=args.max_grad_norm,
-        )
+        self.model = build_model(self.vec_env, args.hyper, seed=seed, **args.ppo_settings())
         self.rollout = args.hyper["n_steps"] * n_envs
         self.steps = self.rollout
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -134,3 +135,50 @@ def evaluate(
             draws += 1
     env.close()
     return MatchResult(games, wins, draws, losses, truncated, total, tuple(seat_games.items()))
+
+
+def evaluation_row(
+    env_name: str,
+    step: int,
+    final: bool,
+    baselines: Sequence[str],
+    games: int,
+    play: Callable[[str, int], MatchResult],
+) -> dict[str, Any]:
+    """One ``eval.jsonl`` row (both training backends write the same): ``play(opponent,
+    games)`` against each baseline, and the baselines the env lacks said as such, so a curve
+    without them is not a lost measurement."""
+    row: dict[str, Any] = {
+        "step": step,
+        "final": final,
+        "time": time.time(),
+        "cpu_seconds": time.process_time(),  # this process (a resume starts again at 0)
+        "baselines": list(baselines),
+    }
+    missing = [name for name in BASELINES if name not in baselines]
+    if missing:
+        row["not_evaluated"] = {name: f"{env_name} has no {name}" for name in missing}
+    for name in baselines:
+        result = play(name, games)
+        row[f"win_rate_{name}"] = result.win_rate
+        row[f"mean_reward_{name}"] = result.mean_reward
+        row[f"loss_rate_{name}"] = result.losses / max(result.games, 1)
+        row[f"games_{name}"] = result.games
+        row[f"summary_{name}"] = result.summary()
+    return row
+
+
+def print_final(
+    env_name: str, row: dict[str, Any], done: int, seconds: float, final: Any, backend: str
+) -> None:
+    """What ``cardarena train`` prints at the end: the steps, their rate, the checkpoint and
+    the final evaluation (``row`` from ``evaluation_row``)."""
+    step = row["step"]
+    print(
+        f"{env_name}: trained to step {step} ({done} steps in {seconds:.0f} s, "
+        f"{done / max(seconds, 1e-9):.0f}/s, --backend {backend}); checkpoint {final}"
+    )
+    for name in row["baselines"]:
+        print(f"final evaluation vs {name + ':':<10} {row[f'summary_{name}']}")
+    for name, reason in row.get("not_evaluated", {}).items():
+        print(f"final evaluation vs {name + ':':<10} none ({reason})")

@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -146,6 +147,23 @@ class LeaguePool:
         )
 
 
+def measure_league(
+    pool: LeaguePool, row: dict, play: Callable[[str, int], Any], games: int
+) -> dict[str, float]:
+    """The learner's loss rate against every snapshot (``play(snapshot, games)``, a
+    ``MatchResult``) and, from the evaluation ``row``, against every baseline, recorded in
+    ``pool`` for ``prioritised`` sampling; returns the snapshots' rates."""
+    rates = {}
+    for snapshot in pool.snapshots:
+        result = play(snapshot, games)
+        rates[snapshot] = result.losses / max(result.games, 1)
+        pool.record_result(snapshot, rates[snapshot])
+    for name in pool.baselines:
+        if f"loss_rate_{name}" in row:
+            pool.record_result(name, row[f"loss_rate_{name}"])
+    return rates
+
+
 #: Beside the checkpoints of a self-play run: the league's last measured loss rates.
 LEAGUE_FILE = "league.json"
 
@@ -188,4 +206,11 @@ def restore_loss_rates(out: Path, pool: LeaguePool, step: int | None = None) -> 
             pool.record_result(entries[entry], float(rate))
 
 
-__all__ = ["LEAGUE_FILE", "SAMPLING_MODES", "LeaguePool", "restore_loss_rates", "save_loss_rates"]
+__all__ = [
+    "LEAGUE_FILE",
+    "SAMPLING_MODES",
+    "LeaguePool",
+    "measure_league",
+    "restore_loss_rates",
+    "save_loss_rates",
+]

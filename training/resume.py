@@ -4,6 +4,7 @@ checkpoint of a run (``resume_point``) and the league flags it must repeat
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from cardarena.envs.core import InvalidConfigError
@@ -13,13 +14,18 @@ from .checkpoint import read_meta
 from .train_args import TrainArgs
 
 #: League settings a resume must repeat (they shape what the learner plays against).
-#: League settings a resume must repeat (they shape what the learner plays against).
 LEAGUE_SETTINGS = ("selfplay", "league_mode", "baseline_share", "snapshot_every", "max_snapshots")
 
 
 def check_same_league(out: Path, args: TrainArgs) -> None:
     """Refuse a resume whose league flags differ from the run's ``args.json`` (a default
     that changed between versions would otherwise switch the sampling silently)."""
+    check_same_settings(out, args, LEAGUE_SETTINGS, "league flags")
+
+
+def check_same_settings(out: Path, args: TrainArgs, keys: Sequence[str], what: str) -> None:
+    """Refuse a resume whose ``keys`` differ from the run's ``args.json``, naming each flag,
+    the run's value and the new one (a run without a readable ``args.json`` is not checked)."""
     try:
         saved = read_json(out / "args.json", "run arguments")
     except InvalidConfigError:
@@ -28,12 +34,12 @@ def check_same_league(out: Path, args: TrainArgs) -> None:
         return
     differ = [
         f"--{key.replace('_', '-')} {saved[key]!r} (now {getattr(args, key)!r})"
-        for key in LEAGUE_SETTINGS
+        for key in keys
         if key in saved and saved[key] != getattr(args, key)
     ]
     if differ:
         raise InvalidConfigError(
-            f"{out} was trained with {', '.join(differ)}; pass the same league flags to "
+            f"{out} was trained with {', '.join(differ)}; pass the same {what} to "
             "--resume it, or train into another --out"
         )
 
@@ -58,4 +64,10 @@ def read_step(path: Path) -> int | None:
         return None
 
 
-__all__ = ["LEAGUE_SETTINGS", "check_same_league", "read_step", "resume_point"]
+__all__ = [
+    "LEAGUE_SETTINGS",
+    "check_same_league",
+    "check_same_settings",
+    "read_step",
+    "resume_point",
+]

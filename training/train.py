@@ -43,9 +43,15 @@ from .checkpoint import (
     restore_rng_state,
     save_checkpoint,
 )
-from .evaluate import BASELINES, available_baselines, evaluate
+from .evaluate import available_baselines, evaluate, evaluation_row, print_final
 from .jsonl import append_jsonl
-from .league import LEAGUE_FILE, LeaguePool, restore_loss_rates, save_loss_rates
+from .league import (
+    LEAGUE_FILE,
+    LeaguePool,
+    measure_league,
+    restore_loss_rates,
+    save_loss_rates,
+)
 from .ppo import build_model
 from .resume import LEAGUE_SETTINGS, check_same_league, read_step, resume_point
 from .run_lock import RunLock
@@ -129,33 +135,13 @@ class _Trainer:
     def evaluate(self, model: Any, step: int, games: int, final: bool = False) -> dict[str, Any]:
         agent = _evaluation_agent(model, self.scaler)
         seed = self.args.seed + 1_000_000 + step  # games never seen in training
-        row: dict[str, Any] = {
-            "step": step,
-            "final": final,
-            "time": time.time(),
-            "cpu_seconds": time.process_time(),  # this process (a resume starts again at 0)
-            "baselines": list(self.baselines),
-        }
-        missing = [name for name in BASELINES if name not in self.baselines]
-        if missing:  # said in the row, so a curve without them is not a lost measurement
-            row["not_evaluated"] = {name: f"{self.args.env} has no {name}" for name in missing}
-        for name in self.baselines:
-            result = evaluate(self.env_fn, agent, name, games, seed)
-            row[f"win_rate_{name}"] = result.win_rate
-            row[f"mean_reward_{name}"] = result.mean_reward
-            row[f"loss_rate_{name}"] = result.losses / max(result.games, 1)
-            row[f"games_{name}"] = result.games
-            row[f"summary_{name}"] = result.summary()
+
+        def play(opponent: str, games: int) -> Any:
+            return evaluate(self.env_fn, agent, opponent, games, seed)
+
+        row = evaluation_row(self.args.env, step, final, self.baselines, games, play)
         if self.pool is not None and not final:
-            rates = {}
-            for snapshot in self.pool.snapshots:
-                result = evaluate(self.env_fn, agent, snapshot, self.args.league_eval_games, seed)
-                loss_rate = result.losses / max(result.games, 1)
-                self.pool.record_result(snapshot, loss_rate)
-                rates[snapshot] = loss_rate
-            for name in self.pool.baselines:
-                if f"loss_rate_{name}" in row:
-                    self.pool.record_result(name, row[f"loss_rate_{name}"])
+            rates = measure_league(self.pool, row, play, self.args.league_eval_games)
             row["league_loss_rates"] = rates
             save_loss_rates(self.out, self.pool, step)
             if self.args.rate_games > 0 and len(self.pool.entries) >= 2:
@@ -300,12 +286,7 @@ def _train_locked(
             seed=args.seed,
             after_update=after_update,
             device=args.device,
-            n_epochs=args.n_epochs,
-            gamma=args.gamma,
-            gae_lambda=args.gae_lambda,
-            clip_range=args.clip_range,
-            vf_coef=args.vf_coef,
-            max_grad_norm=args.max_grad_norm,
+            **args.ppo_settings(),
         )
         (out / "args.json").write_text(json.dumps(asdict(args), default=str, indent=2))
     else:
@@ -331,14 +312,7 @@ def _train_locked(
     if read_step(final) != step:  # never rewrite a saved step
         final = trainer.save(model, step)
     row = trainer.evaluate(model, step, args.final_eval_games, final=True)
-    print(
-        f"{args.env}: trained to step {step} ({step - start_step} steps in {seconds:.0f} s, "
-        f"{(step - start_step) / max(seconds, 1e-9):.0f}/s); checkpoint {final}"
-    )
-    for name in trainer.baselines:
-        print(f"final evaluation vs {name + ':':<10} {row[f'summary_{name}']}")
-    for name, reason in row.get("not_evaluated", {}).items():
-        print(f"final evaluation vs {name + ':':<10} none ({reason})")
+    print_final(args.env, row, step - start_step, seconds, final, "sb3")
     vec_env.close()
     return final
 

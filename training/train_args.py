@@ -255,6 +255,18 @@ class TrainArgs:
     hyper: dict[str, Any] = field(default_factory=dict, metadata=meta(cli=False))
     """Filled by ``resolved()``: the hyper-parameters actually used."""
 
+    def ppo_settings(self) -> dict[str, Any]:
+        """The PPO settings both PPO backends take from these flags as they are (the per-game
+        ones are in ``hyper``)."""
+        return {
+            "n_epochs": self.n_epochs,
+            "gamma": self.gamma,
+            "gae_lambda": self.gae_lambda,
+            "clip_range": self.clip_range,
+            "vf_coef": self.vf_coef,
+            "max_grad_norm": self.max_grad_norm,
+        }
+
     def resolved(self) -> TrainArgs:
         """Checked copy with ``DEFAULTS`` filled in; ``InvalidConfigError`` names the flag,
         the value and what is allowed (every field is checked here, whoever built the args)."""

@@ -34,14 +34,13 @@ import numpy as np
 from cardarena.agents import EnvSpec
 from cardarena.agents.batched import BatchedPolicy
 from cardarena.envs.core import InvalidConfigError
-from cardarena.envs.core.untrusted import read_json
 
 from .checkpoint import is_checkpoint, load_checkpoint, save_checkpoint
-from .evaluate import BASELINES, available_baselines
+from .evaluate import available_baselines, evaluation_row, print_final
 from .evaluate_vector import evaluate_batched
 from .jsonl import append_jsonl
-from .league import LeaguePool, save_loss_rates
-from .resume import check_same_league, read_step, resume_point
+from .league import LeaguePool, measure_league, save_loss_rates
+from .resume import check_same_league, check_same_settings, read_step, resume_point
 from .run_lock import RunLock
 from .train_args import TrainArgs
 
@@ -68,15 +67,10 @@ def ppo_config(args: TrainArgs) -> Any:
         num_envs=args.num_envs,
         rollout_steps=args.rollout_steps,
         minibatch_size=int(hyper["minibatch_size"]),
-        n_epochs=args.n_epochs,
         learning_rate=float(hyper["learning_rate"]),
-        gamma=args.gamma,
-        gae_lambda=args.gae_lambda,
-        clip_range=args.clip_range,
         ent_coef=float(hyper["ent_coef"]),
-        vf_coef=args.vf_coef,
-        max_grad_norm=args.max_grad_norm,
         net_arch=tuple(hyper["net_arch"]),
+        **args.ppo_settings(),
         precision=precision,
     )
 
@@ -113,7 +107,7 @@ class _Run:
         if not args.resume and read_step(latest) is not None:
             raise InvalidConfigError(f"{out} already holds a run; pass --resume or another --out")
         if self.checkpoint is not None:
-            _check_same_geometry(out, args)
+            check_same_settings(out, args, GEOMETRY, "rollout flags")
         self.baselines = available_baselines(self.spec)
         opponents = args.opponent or (self.baselines if args.selfplay else ["random"])
         self.opponents = list(opponents)
@@ -229,34 +223,13 @@ class _Run:
         args = self.args
         learner = self.learner()
         seed = args.seed + 1_000_000 + step  # games never seen in training
-        row: dict[str, Any] = {
-            "step": step,
-            "final": final,
-            "time": time.time(),
-            "cpu_seconds": time.process_time(),  # this process (a resume starts again at 0)
-            "baselines": list(self.baselines),
-        }
-        missing = [name for name in BASELINES if name not in self.baselines]
-        if missing:
-            row["not_evaluated"] = {name: f"{args.env} has no {name}" for name in missing}
-        for name in self.baselines:
-            result = evaluate_batched(self.spec, learner, name, games, seed)
-            row[f"win_rate_{name}"] = result.win_rate
-            row[f"mean_reward_{name}"] = result.mean_reward
-            row[f"loss_rate_{name}"] = result.losses / max(result.games, 1)
-            row[f"games_{name}"] = result.games
-            row[f"summary_{name}"] = result.summary()
+
+        def play(opponent: str, games: int) -> Any:
+            return evaluate_batched(self.spec, learner, opponent, games, seed)
+
+        row = evaluation_row(args.env, step, final, self.baselines, games, play)
         if self.pool is not None and not final:
-            rates = {}
-            for snapshot in self.pool.snapshots:
-                result = evaluate_batched(
-                    self.spec, learner, snapshot, args.league_eval_games, seed
-                )
-                rates[snapshot] = result.losses / max(result.games, 1)
-                self.pool.record_result(snapshot, rates[snapshot])
-            for name in self.pool.baselines:
-                if f"loss_rate_{name}" in row:
-                    self.pool.record_result(name, row[f"loss_rate_{name}"])
+            rates = measure_league(self.pool, row, play, args.league_eval_games)
             row["league_loss_rates"] = rates
             save_loss_rates(self.out, self.pool, step)
         append_jsonl(self.out / "eval.jsonl", [row])
@@ -327,40 +300,12 @@ class _Run:
         if read_step(final) != step:  # never rewrite a saved step
             final = self.save(step)
         row = self.evaluate(step, args.final_eval_games, final=True)
-        done = step - self.start_step
-        print(
-            f"{args.env}: trained to step {step} ({done} steps in {seconds:.0f} s, "
-            f"{done / max(seconds, 1e-9):.0f}/s, --backend vector); checkpoint {final}"
-        )
-        for name in self.baselines:
-            print(f"final evaluation vs {name + ':':<10} {row[f'summary_{name}']}")
-        for name, reason in row.get("not_evaluated", {}).items():
-            print(f"final evaluation vs {name + ':':<10} none ({reason})")
+        print_final(args.env, row, step - self.start_step, seconds, final, "vector")
         return final
 
 
 #: Settings a vector resume must repeat: they shape the rollout and its generators.
 GEOMETRY = ("num_envs", "rollout_steps", "minibatch_size", "seed", "num_players")
-
-
-def _check_same_geometry(out: Path, args: TrainArgs) -> None:
-    """Refuse a resume whose rollout geometry differs from the run's ``args.json``."""
-    try:
-        saved = read_json(out / "args.json", "run arguments")
-    except InvalidConfigError:
-        return
-    if not isinstance(saved, dict):
-        return
-    differ = [
-        f"--{key.replace('_', '-')} {saved[key]!r} (now {getattr(args, key)!r})"
-        for key in GEOMETRY
-        if key in saved and saved[key] != getattr(args, key)
-    ]
-    if differ:
-        raise InvalidConfigError(
-            f"{out} was trained with {', '.join(differ)}; pass the same flags to --resume "
-            "it, or train into another --out"
-        )
 
 
 def _save_league_at(out: Path, pool: LeaguePool, step: int) -> None:

@@ -145,3 +145,33 @@ def test_deterministic_is_a_bool_option():
     with pytest.raises(InvalidConfigError, match="deterministic must be True or False"):
         make_agent("pretrained:deterministic=yes")
     assert make_agent("pretrained:deterministic=false").deterministic is False
+
+
+# --- the shipped sized agents ------------------------------------------------------------------
+SHIPPED_TABLES = [
+    ("promise_war_v0", 3),
+    ("promise_war_v0", 4),
+    ("cardline_v0", 3),
+    ("cardline_v0", 4),
+]
+
+
+def test_promise_war_and_cardline_ship_agents_for_three_and_four_players():
+    for env_name in ("promise_war_v0", "cardline_v0"):
+        assert sorted(shipped_sizes(env_name)) == [2, 3, 4]
+    assert not has_pretrained("promise_war_v0", 5)
+    with pytest.raises(InvalidConfigError, match="with 5 players; shipped sizes: 2, 3, 4"):
+        make_agent("pretrained").start_game("player_0", EnvSpec(ENV, {"num_players": 5}))
+
+
+@pytest.mark.parametrize(("env_name", "players"), SHIPPED_TABLES)
+def test_a_shipped_sized_agent_beats_a_field_of_random_players(env_name, players):
+    """A broken sized export plays like random: about ``1 / players`` of the wins. The README
+    measures far more; 200 games against random in every other seat ask for twice that."""
+    from cardarena.training.evaluate_vector import evaluate_batched
+
+    spec = EnvSpec(env_name, {"num_players": players})
+    result = evaluate_batched(spec, "pretrained", "random", 200, seed=5)
+    assert result.win_rate > 2 / players, result.summary()
+    policy = NumpyPolicy.load(shipped_sizes(env_name)[players])
+    assert policy.meta["train_args"]["num_players"] == players
