@@ -209,3 +209,25 @@ def test_the_test_game_is_evaluated_recorded_and_replayed_without_a_heuristic():
 @needs_test_game
 def test_a_subprocess_sees_the_builtin_games_only():
     assert NAME not in env_names(builtin=True) and env_names(builtin=True) == sorted(REAL_GAMES)
+
+
+@needs_test_game
+def test_the_test_game_trains_on_the_batched_engine_without_a_heuristic(tmp_path):
+    """``train --backend vector`` needs nothing of a game but its registry line and batched
+    rules: it is evaluated against random alone and says the heuristic is missing."""
+    pytest.importorskip("torch")
+    import json
+
+    from cardarena.training.train import train
+    from cardarena.training.train_args import TrainArgs
+
+    args = TrainArgs(
+        env=NAME, backend="vector", out=tmp_path, steps=256, num_envs=8, rollout_steps=8,
+        minibatch_size=32, net_arch=[8], selfplay=True, snapshot_every=64, eval_every=128,
+        eval_games=8, final_eval_games=8, checkpoint_every=128, progress=False,
+    )  # fmt: skip
+    final = train(args)
+    assert make_agent(str(final)) is not None
+    rows = [json.loads(line) for line in (tmp_path / "eval.jsonl").read_text().splitlines()]
+    assert [row["baselines"] for row in rows] == [["random"]] * len(rows) and len(rows) == 3
+    assert rows[-1]["not_evaluated"] == {"heuristic": f"{NAME} has no heuristic"}
