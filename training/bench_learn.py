@@ -10,7 +10,8 @@ Each backend runs in the geometry ``cardarena train`` uses by default, so the ta
 - **vector**: ``VectorPPO.learn_rollout()`` (``training.vector_ppo``) on a ``LearnerBatch``, with
   the ``PPOConfig`` that ``cardarena train ENV --backend vector`` builds
   (``ppo_config(TrainArgs(env=ENV, backend="vector").resolved())``: 1,024 games x 32 steps,
-  minibatches of 8,192, the same ``net_arch`` and epochs, ``precision`` auto).
+  minibatches of 8,192 (2,048 for Beast Wars and Cardline), the same ``net_arch`` and epochs,
+  ``precision`` auto).
 
 Both play random opponents on one torch thread. A round of a backend is whole rollouts
 (``learn(K)`` for SB3, K ``learn_rollout()`` calls for vector), K chosen from one warm-up
