@@ -18,7 +18,7 @@ CARDARENA=${CARDARENA:-.venv/bin/cardarena}
 OUT=${OUT:-runs/ladder}
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 
-#            agent                env             players  steps     every    league
+#            agent                env             players  steps     every    league  [flags]
 RUNS=$(cat <<'EOF'
 promise_war_v0       promise_war_v0  2  20000000  1000000  latest
 ironman_war_v0       ironman_war_v0  2  12000000  1000000  prioritised
@@ -36,17 +36,18 @@ declare -A OPPONENTS=([promise_war_v0]="heuristic random" [beast_wars_v0]="heuri
 
 wanted=("$@")
 trained=()
-while read -r agent env players steps every league; do
+while read -r agent env players steps every league extra; do
     if [ ${#wanted[@]} -gt 0 ] && [[ ! " ${wanted[*]} " == *" $agent "* ]]; then
         continue
     fi
     run="$OUT/$agent"
     table=()  # the 2-player agents train at the env's default table
     [ "$players" = 2 ] || table=(--num-players "$players")
+    # shellcheck disable=SC2086  # $extra: the row's own flags, split into words
     "$CARDARENA" train "$env" --backend vector "${table[@]}" --selfplay \
         --steps "$steps" --seed 0 --out "$run" --league-mode "$league" --precision bfloat16 \
         --eval-every "$every" --checkpoint-every "$every" --snapshot-every "$every" \
-        --eval-games 1000 --no-progress
+        --eval-games 1000 --no-progress ${extra:+$extra}
     # The checkpoint with the best training-time evaluation against the heuristic, after at
     # least one snapshot interval of self-play; the ladder below measures it on fresh games.
     "$CARDARENA" export "$run" "agents/pretrained/$agent.npz" --best heuristic \
