@@ -24,9 +24,9 @@ promise_war_v0       promise_war_v0  2  20000000  1000000  latest
 ironman_war_v0       ironman_war_v0  2  12000000  1000000  prioritised
 beast_wars_v0        beast_wars_v0   2  12000000  1000000  prioritised
 cardline_v0          cardline_v0     2   5000000   500000  latest
-promise_war_v0_3p    promise_war_v0  3  20000000  1000000  latest
-promise_war_v0_4p    promise_war_v0  4  20000000  1000000  latest
-cardline_v0_3p       cardline_v0     3   4000000   500000  latest
+promise_war_v0_3p    promise_war_v0  3   8000000   500000  latest
+promise_war_v0_4p    promise_war_v0  4   8000000   500000  latest
+cardline_v0_3p       cardline_v0     3   3000000   500000  latest
 cardline_v0_4p       cardline_v0     4   3000000   500000  latest
 EOF
 )
