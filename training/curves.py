@@ -129,7 +129,8 @@ def plot_learning_curves(
             axes.fill_between(
                 steps, [b[0] for b in bands], [b[1] for b in bands], color=colour, alpha=0.2
             )
-        axes.axhline(0.5, color="0.5", linewidth=0.8, linestyle="--")
+        # The fair share: one half at two seats, 1 / N alone against a field of N - 1.
+        axes.axhline(1.0 / _players(run), color="0.5", linewidth=0.8, linestyle="--")
         axes.set_ylim(0.0, 1.0)
         axes.set_xlabel("training steps (learner decisions)")
         axes.set_ylabel("win rate (wins / games)")
@@ -145,12 +146,23 @@ def plot_learning_curves(
     return out
 
 
+def _players(run: Path) -> int:
+    """The run's table size (``num_players``; 2 when the run took the env's default)."""
+    args = _args(run) or {}
+    players = args.get("num_players")
+    valid = isinstance(players, int) and not isinstance(players, bool) and 2 <= players <= 64
+    return players if valid else 2  # type: ignore[return-value]
+
+
 def _run_name(run: Path, curve: list[dict[str, Any]]) -> str:
-    """``env`` (and the league's sampling mode for a self-play run)."""
+    """``env`` (its table size when not the default, the league's sampling mode for a
+    self-play run)."""
     args = _args(run)
     if args is None or not isinstance(args.get("env"), str):
         return run.name
     name = printable(args["env"], 60)
+    if _players(run) != 2:
+        name += f", {_players(run)} players"
     if args.get("selfplay"):
         return f"{name}, self-play league ({printable(args.get('league_mode'), 40)})"
     return name

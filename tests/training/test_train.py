@@ -148,6 +148,23 @@ def test_cardarena_curves_writes_a_png(tmp_path):
     assert (tmp_path / "c.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_a_multi_player_run_is_titled_with_its_table_and_its_fair_share(tmp_path):
+    from cardarena.training.curves import _players, _run_name
+
+    _write_eval(tmp_path / "a", [{"step": 1, "win_rate_random": 0.5}])
+    (tmp_path / "a" / "args.json").write_text(
+        json.dumps(
+            {"env": "cardline_v0", "num_players": 4, "selfplay": True, "league_mode": "latest"}
+        )
+    )
+    assert _players(tmp_path / "a") == 4
+    assert _run_name(tmp_path / "a", []) == "cardline_v0, 4 players, self-play league (latest)"
+    (tmp_path / "a" / "args.json").write_text(
+        json.dumps({"env": "cardline_v0", "num_players": None})
+    )
+    assert _players(tmp_path / "a") == 2 and _run_name(tmp_path / "a", []) == "cardline_v0"
+
+
 def test_best_checkpoint_picks_the_best_evaluated_step_with_a_checkpoint(tmp_path):
     from cardarena.training.export import best_checkpoint
 
