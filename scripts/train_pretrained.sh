@@ -22,12 +22,12 @@ export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 RUNS=$(cat <<'EOF'
 promise_war_v0       promise_war_v0  2  20000000  1000000  latest
 ironman_war_v0       ironman_war_v0  2  12000000  1000000  prioritised
-beast_wars_v0        beast_wars_v0   2  12000000  1000000  prioritised
+beast_wars_v0        beast_wars_v0   2  12000000  1000000  prioritised  --learning-rate 0.0003
 cardline_v0          cardline_v0     2   5000000   500000  latest
 promise_war_v0_3p    promise_war_v0  3   8000000   500000  latest
 promise_war_v0_4p    promise_war_v0  4   8000000   500000  latest
-cardline_v0_3p       cardline_v0     3   3000000   500000  latest
-cardline_v0_4p       cardline_v0     4   3000000   500000  latest
+cardline_v0_3p       cardline_v0     3   6000000   500000  latest  --learning-rate 0.0003
+cardline_v0_4p       cardline_v0     4   6000000   500000  latest  --learning-rate 0.0003
 EOF
 )
 declare -A OPPONENTS=([promise_war_v0]="heuristic random" [beast_wars_v0]="heuristic random"
