@@ -232,9 +232,11 @@ def measure_learn(args: argparse.Namespace) -> LearnResults:
         results.flops[name] = bench.flops
         results.epochs.setdefault("vector", set()).add(bench.config.n_epochs)
         results.precision = bench.config.precision  # default_precision: one for every game
+    if vector:
+        sizes = ", ".join(f"{name} {b.config.minibatch_size}" for name, b in vector.items())
+        first = next(iter(vector.values())).config
         results.vector_geometry = (
-            f"{bench.config.num_envs} games x {bench.config.rollout_steps} steps, "
-            f"minibatch {bench.config.minibatch_size}"
+            f"{first.num_envs} games x {first.rollout_steps} steps, minibatches {sizes}"
         )
     peak_seconds = min(PEAK_SECONDS, args.seconds)
 
