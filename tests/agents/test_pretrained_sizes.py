@@ -175,3 +175,36 @@ def test_a_shipped_sized_agent_beats_a_field_of_random_players(env_name, players
     assert result.win_rate > 2 / players, result.summary()
     policy = NumpyPolicy.load(shipped_sizes(env_name)[players])
     assert policy.meta["train_args"]["num_players"] == players
+
+
+def _script_rows() -> dict[str, dict]:
+    """The rows of ``scripts/train_pretrained.sh``: agent -> what its run was asked."""
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "train_pretrained.sh"
+    text = script.read_text()
+    table = text[text.index("<<'EOF'\n") + 8 : text.index("\nEOF\n")]
+    rows = {}
+    for line in table.splitlines():
+        agent, env, players, steps, every, league, *extra = line.split()
+        flags = dict(zip(extra[::2], extra[1::2], strict=True))
+        rows[agent] = dict(env=env, players=int(players), steps=int(steps), every=int(every),
+                           league=league, flags=flags)  # fmt: skip
+    return rows
+
+
+def test_every_shipped_agent_comes_from_its_row_of_train_pretrained_sh():
+    """The script regenerates what ships: each file's recorded training arguments are its
+    row's (backend, table, budget, cadence, league, extra flags, seed 0)."""
+    rows = _script_rows()
+    shipped = {path.stem: path for path in pretrained.HERE.glob("*.npz")}
+    assert sorted(shipped) == sorted(rows)
+    for agent, row in rows.items():
+        args = NumpyPolicy.load(shipped[agent]).meta["train_args"]
+        assert args["backend"] == "vector" and args["seed"] == 0 and args["selfplay"], agent
+        assert args["env"] == row["env"] and args["steps"] == row["steps"], agent
+        assert args["num_players"] == (None if row["players"] == 2 else row["players"]), agent
+        assert args["eval_every"] == args["checkpoint_every"] == row["every"], agent
+        assert args["league_mode"] == row["league"] and args["precision"] == "bfloat16", agent
+        for flag, value in row["flags"].items():
+            assert str(args[flag.removeprefix("--").replace("-", "_")]) == value, (agent, flag)
