@@ -221,10 +221,7 @@ def train(args: TrainArgs) -> Path:
         from stable_baselines3.common.logger import configure
         from stable_baselines3.common.vec_env import DummyVecEnv
     except ImportError as missing:
-        raise SystemExit(
-            f"training needs the 'train' extra ({missing.name} is missing): "
-            "pip install -e '.[train]' from a clone, or pip install 'cardarena[train]'"
-        ) from missing
+        raise missing_train_extra(missing) from missing
     args = args.resolved()
     _warn_ignored(args, "sb3", "other backends only")
     out: Path = args.out  # type: ignore[assignment]
@@ -315,6 +312,14 @@ def _train_locked(
     print_final(args.env, row, step - start_step, seconds, final, "sb3")
     vec_env.close()
     return final
+
+
+def missing_train_extra(missing: ImportError) -> SystemExit:
+    """The exit for a training run without the ``train`` extra, naming the missing module."""
+    return SystemExit(
+        f"training needs the 'train' extra ({missing.name} is missing): "
+        "pip install -e '.[train]' from a clone, or pip install 'cardarena[train]'"
+    )
 
 
 def _warn_ignored(args: TrainArgs, backend: str, why: str) -> None:

@@ -80,10 +80,9 @@ def train_vector(args: TrainArgs) -> Path:
     try:
         import torch
     except ImportError as missing:
-        raise SystemExit(
-            f"training needs the 'train' extra ({missing.name} is missing): "
-            "pip install -e '.[train]' from a clone, or pip install 'cardarena[train]'"
-        ) from missing
+        from .train import missing_train_extra
+
+        raise missing_train_extra(missing) from missing
     out: Path = args.out  # type: ignore[assignment]
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(args.torch_threads)
