@@ -168,10 +168,11 @@ def measure_league(
 LEAGUE_FILE = "league.json"
 
 
-def save_loss_rates(out: Path, pool: LeaguePool, step: int) -> None:
+def save_loss_rates(out: Path, pool: LeaguePool, step: int, name: str = LEAGUE_FILE) -> None:
     """Keep the league's measured loss rates beside the checkpoints (written atomically), so a
     resumed ``prioritised`` league samples as before the stop instead of from equal weights.
-    Snapshots are named by their path relative to ``out``, so the run can move."""
+    Snapshots are named by their path relative to ``out``, so the run can move; ``name`` is
+    the file's path inside ``out``."""
     rates = {
         (os.path.relpath(entry, out) if is_checkpoint(entry) else entry): rate
         for entry, rate in pool.loss_rates.items()
@@ -182,17 +183,21 @@ def save_loss_rates(out: Path, pool: LeaguePool, step: int) -> None:
         "loss_rates": rates,
         "snapshots": [os.path.relpath(entry, out) for entry in snapshots],
     }
-    temporary = out / f"{LEAGUE_FILE}.partial"
+    target = out / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f"{target.name}.partial")
     temporary.write_text(json.dumps(data, indent=1))
-    temporary.replace(out / LEAGUE_FILE)
+    temporary.replace(target)
 
 
-def restore_loss_rates(out: Path, pool: LeaguePool, step: int | None = None) -> None:
+def restore_loss_rates(
+    out: Path, pool: LeaguePool, step: int | None = None, name: str = LEAGUE_FILE
+) -> None:
     """Loss rates saved by ``save_loss_rates`` for the entries still in ``pool`` (a missing
     or unreadable file leaves the pool as it is: the rates are measured again at the next
     evaluation; rates measured after ``step``, the checkpoint resumed from, are not used)."""
     try:
-        data = read_json(out / LEAGUE_FILE, "league state")
+        data = read_json(out / name, "league state")
         saved, measured = dict(data["loss_rates"]), int(data["step"])
         snapshots = set(data.get("snapshots", []))
     except (InvalidConfigError, KeyError, TypeError, ValueError):

@@ -39,7 +39,7 @@ from .checkpoint import is_checkpoint, load_checkpoint, save_checkpoint
 from .evaluate import available_baselines, evaluation_row, print_final
 from .evaluate_vector import evaluate_batched
 from .jsonl import append_jsonl
-from .league import LeaguePool, measure_league, save_loss_rates
+from .league import LeaguePool, measure_league, restore_loss_rates, save_loss_rates
 from .resume import check_same_league, check_same_settings, read_step, resume_point
 from .run_lock import RunLock
 from .train_args import TrainArgs
@@ -121,7 +121,8 @@ class _Run:
                 baseline_share=args.baseline_share,
             )
             if self.checkpoint is not None:
-                _restore_league(out, self.pool, self.checkpoint.step)
+                step = self.checkpoint.step
+                restore_loss_rates(out, self.pool, step, _league_at(step))
         self.batch = LearnerBatch(
             args.env,
             args.num_envs,
@@ -195,7 +196,7 @@ class _Run:
 
     def save(self, step: int) -> Path:
         if self.pool is not None:
-            _save_league_at(self.out, self.pool, step)
+            save_loss_rates(self.out, self.pool, step, _league_at(step))
         specs = self.pool.entries if self.pool is not None else self.opponents
         rng = self._rng_state()
         path = save_checkpoint(
@@ -307,27 +308,9 @@ class _Run:
 GEOMETRY = ("num_envs", "rollout_steps", "minibatch_size", "seed", "num_players")
 
 
-def _save_league_at(out: Path, pool: LeaguePool, step: int) -> None:
-    """``league/step_<step>.json``: the loss rates a resume from this checkpoint restores."""
-    folder = out / LEAGUE_HISTORY
-    folder.mkdir(exist_ok=True)
-    save_loss_rates(folder, pool, step)
-    (folder / "league.json").replace(folder / f"step_{step}.json")
-
-
-def _restore_league(out: Path, pool: LeaguePool, step: int) -> None:
-    from .league import restore_loss_rates
-
-    folder = out / LEAGUE_HISTORY
-    kept = folder / f"step_{step}.json"
-    if not kept.is_file():
-        return
-    staged = folder / "league.json"
-    staged.write_bytes(kept.read_bytes())
-    try:
-        restore_loss_rates(folder, pool, step)
-    finally:
-        staged.unlink(missing_ok=True)
+def _league_at(step: int) -> str:
+    """The loss rates a resume from checkpoint ``step`` restores, inside the run folder."""
+    return f"{LEAGUE_HISTORY}/step_{step}.json"
 
 
 __all__ = ["GEOMETRY", "LEAGUE_HISTORY", "PROGRESS_COLUMNS", "ppo_config", "train_vector"]

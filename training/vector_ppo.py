@@ -212,10 +212,6 @@ def gae(rollout: Rollout, last_values: np.ndarray, gamma: float, lam: float) -> 
     np.add(rollout.advantages, rollout.values, out=rollout.returns)
 
 
-class _Optimizer(torch.optim.Adam):
-    """Adam; named so the checkpoint's ``policy.optimizer`` reads as SB3's."""
-
-
 class _Policy:
     """What ``training.ppo.model_state`` reads of a model: ``state_dict()`` and ``optimizer``."""
 
@@ -248,7 +244,7 @@ class VectorPPO:
         torch.manual_seed(seed)
         size, actions = batch.scaler.offset.size, batch.num_actions
         self.network = ActorCritic(size, actions, tuple(config.net_arch), config.precision)
-        optimizer = _Optimizer(self.network.parameters(), lr=config.learning_rate, eps=1e-5)
+        optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate, eps=1e-5)
         self.policy = _Policy(self.network, optimizer)
         self.generator = torch.Generator().manual_seed(seed)
         dtype = torch.bfloat16 if config.precision == "bfloat16" else torch.float32
