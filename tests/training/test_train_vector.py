@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -56,6 +57,15 @@ def _flags(settings: dict) -> list[str]:
         else:
             flags += [flag, str(value)]
     return flags
+
+
+def _step_on_disk(out: Path) -> int:
+    """``out/latest``'s step, read without ``read_meta`` (whose recovery would tidy away the
+    running writer's temporary folder)."""
+    try:
+        return int(json.loads((out / "latest" / "meta.json").read_text())["step"])
+    except (OSError, ValueError, KeyError):
+        return 0
 
 
 def _network(path: Path) -> dict[str, np.ndarray]:
@@ -196,14 +206,22 @@ def test_killed_with_sigkill_and_resumed_it_ends_where_the_uninterrupted_run_end
     rng = np.random.default_rng(19)
     kills = 0
     for attempt in range(8):
-        resume = ["--resume"] if (out / "latest").is_dir() else []
+        # Any checkpoint (a kill between a save's two renames leaves ``latest`` moved aside).
+        started = (out / "latest").is_dir() or any((out / "checkpoints").glob("step_*"))
+        resume = ["--resume"] if started else []
+        before = _step_on_disk(out)
         process = subprocess.Popen([*command, *resume], stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True)  # fmt: skip
-        try:
-            process.wait(timeout=float(rng.uniform(4.0, 8.0)) if attempt < 3 else 300)
-        except subprocess.TimeoutExpired:
-            os.kill(process.pid, signal.SIGKILL)
-        _, stderr = process.communicate()
+        # Killed a random moment after its next checkpoint (not after a fixed delay, which a
+        # fast machine outruns): always mid-run while checkpoints remain to be written.
+        deadline = time.monotonic() + 300
+        while attempt < 3 and process.poll() is None and time.monotonic() < deadline:
+            if _step_on_disk(out) > before:
+                time.sleep(float(rng.uniform(0.0, 0.3)))
+                os.kill(process.pid, signal.SIGKILL)
+                break
+            time.sleep(0.01)
+        _, stderr = process.communicate(timeout=300)
         if process.returncode == 0:
             break
         assert process.returncode == -signal.SIGKILL, stderr
