@@ -10,7 +10,7 @@ the game itself.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import gymnasium
@@ -20,8 +20,10 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from .errors import IllegalActionError, InvalidConfigError, UnknownAgentError
+from .events import Event, describe_generic
 from .game import NO_PLAYER, Game, GameState, legal_index
 from .observation import ObservationLayout, ObservationScaler
+from .svg import text_table
 from .validation import check_bool
 
 ObsDict = dict[str, np.ndarray]
@@ -147,6 +149,7 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
         self.agent_selection = self.possible_agents[0]
         self.num_steps = 0
         self._legal: np.ndarray | None = None  # the current player's mask, per transition
+        self._events_wanted = False
 
     def _check_config_keys(self, config: dict[str, Any]) -> None:
         allowed = config_keys(self.build_game)
@@ -175,6 +178,36 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
         """The table as text for ``render()``: names every seat, and once the game is over
         says "game over" or "truncated" (the conformance suite checks both)."""
         raise NotImplementedError
+
+    # --- presentation for people (``cardarena.agents.table``: text play, the web table) -----
+    #: The one line a new player reads first. Each game sets its own (the same sentence as
+    #: ``docs/rules/<env>.md``'s "How to win").
+    how_to_win: ClassVar[str] = "Play until the game ends; a positive final reward is a win."
+
+    def record_events(self) -> None:
+        """Keep the rules state's event log (``core.events``) in this game and every later
+        one. Off by default: training never pays for it."""
+        self._events_wanted = True
+        if self._state is not None:
+            self._state.record_events()  # type: ignore[attr-defined]
+
+    def describe_event(self, event: Event, viewer: int) -> str:
+        """The line ``viewer`` (a seat that saw ``event``) reads for it; games override."""
+        return describe_generic(event, tuple(self.possible_agents), viewer)
+
+    def table_view(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` sees at the table, JSON-able (the web table draws and sends it).
+        Games override with named fields; this default is ``seat``'s observation piece by
+        piece, so it can hold nothing the seat may not see."""
+        self.encode(self.game_state, seat, self._observation_buffer.clear())
+        named = self.layout.view(self._observation_buffer.snapshot())
+        return {"pieces": {name: values.tolist() for name, values in named.items()}}
+
+    def table_svg(self, view: dict[str, Any], actions: Sequence[tuple[int, str]]) -> str:
+        """The table drawn as SVG from ``table_view``'s ``view``; ``actions`` are the viewer's
+        legal (index, name) pairs, drawn clickable where the picture has a place for them."""
+        pieces = view.get("pieces", {})
+        return text_table(self.metadata["name"], [f"{k}: {v}" for k, v in pieces.items()])
 
     # --- PettingZoo API --------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -210,6 +243,8 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
         self._start_game(0)
 
     def _start_game(self, num_steps: int) -> None:
+        if self._events_wanted:
+            self.game_state.record_events()  # type: ignore[attr-defined]
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

@@ -25,6 +25,7 @@ import numpy as np
 
 from .actions import coerce_action
 from .errors import IllegalActionError
+from .events import EventLog
 
 #: ``GameState.current_player()`` when nobody is to act (the game ended or was truncated).
 NO_PLAYER = -1
@@ -124,14 +125,15 @@ class CheckedActions:
         state.apply_legal_action(legal_index(state, action, state.legal_action_mask()))
 
 
-class RulesState(CheckedActions):
+class RulesState(CheckedActions, EventLog):
     """Base of the four games' states: what every ``GameState`` answers the same way.
 
     A subclass sets ``game`` (whose ``agent_names`` names the seats), ``terminal``,
     ``truncated`` and ``_returns`` (or overrides the getter reading them), and implements the
     game-specific rest of the protocol. ``clone()`` copies arrays, lists (one level of nested
     lists) and random generators and shares everything else (``game`` and immutable values);
-    ``shared_on_clone`` names further attributes that are read-only in play.
+    ``shared_on_clone`` names further attributes that are read-only in play. ``EventLog``
+    gives the opt-in log of what the table saw (``record_events``, ``log``).
     """
 
     terminal: bool

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGE_FOLDERS = ("envs", "agents", "training")
+PACKAGE_FOLDERS = ("envs", "agents", "training", "web", "docs")
 
 
 def test_imports_from_any_directory(tmp_path):
@@ -41,6 +41,11 @@ def test_non_editable_wheel_holds_every_subpackage(tmp_path):
     assert not any(name.startswith(("envs/", "tests/", "bench/")) for name in names)
     shipped = sorted((ROOT / "agents" / "pretrained").glob("*.npz"))
     assert shipped and all(f"cardarena/agents/pretrained/{p.name}" in names for p in shipped)
+    rules = sorted((ROOT / "docs" / "rules").glob("*.md"))
+    assert len(rules) >= 5 and all(f"cardarena/docs/rules/{p.name}" in names for p in rules)
+    static = sorted(p for p in (ROOT / "web" / "static").glob("*") if p.is_file())
+    assert static and all(f"cardarena/web/static/{p.name}" in names for p in static)
+    assert not any(n.startswith("cardarena/docs/") and n.endswith(".png") for n in names)
 
 
 def _imported_modules(path: Path) -> set[str]:
@@ -56,7 +61,8 @@ def _imported_modules(path: Path) -> set[str]:
 
 
 PURE_CORE = {
-    f"..core.{name}" for name in ("actions", "errors", "game", "options", "tables", "validation")
+    f"..core.{name}"
+    for name in ("actions", "errors", "events", "game", "options", "tables", "validation")
 }
 RULES_FILES = sorted((ROOT / "envs").glob("*/rules.py"))
 
