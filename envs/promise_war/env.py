@@ -19,7 +19,7 @@ picks a card face down; all reveal together and the sole highest power takes eve
 card into its victory pile. Tied players break the tie by playing one card face up and the
 rest of their hand face down; the winner of the tiebreak takes the whole pot. The choice that
 matters is which card to spend: bluff low and keep strength for tiebreaks, or press. Most
-cards won wins. Rules: RULES.md section 2 (PW-1..PW-7). Shape values are for the default
+cards won wins. Rules: docs/rules/promise_war_v0.md (PW-1..PW-7). Shape values are for the default
 config (2 players, `max_power=10`); see below for the general formula.
 
 ## Arguments
@@ -134,9 +134,9 @@ entry per seat in `possible_agents` order: 1 for each seat with reward +1, all 0
 end), `steps` (int, decisions played; 0 until the end), `offender` (the agent whose illegal
 action ended the game, else `""`) and `illegal_action` (that action, else -1).
 
-## Decided rules (RULES.md [decided] and gaps)
+## Decided rules (docs/rules/promise_war_v0.md [decided] and gaps)
 
-- Players: 2 to 8 (RULES.md: the rulebook says "2 or more"; 8 bounds the observation).
+- Players: 2 to 8 (the rulebook says "2 or more"; 8 bounds the observation).
 - PW-1: default deck 40 cards, powers 1..10, 4 copies each (generally 4 x `1..max_power`).
 - PW-3 / C-3: picks are asked one player after another from player_0; a player who has picked
   is shown only as "has picked" until all reveal together. Who is asked: every player in the
@@ -171,11 +171,13 @@ and `options['decks']` alike), and `max_tricks` is at most 1,000,000.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ..core import GameAECEnv, ObservationLayout, Piece, env_metadata, wrap
+from ..core.events import Event
 from ..core.validation import CAP_REASON, MAX_TURN_CAP, bounded_config, check_at_most
 from .render import render_table
 from .rules import (
@@ -186,6 +188,14 @@ from .rules import (
     PromiseWarGame,
     PromiseWarState,
     make_game,
+)
+from .story import describe
+from .view import table_svg, table_view
+
+#: The one line a new player reads first (docs/rules/promise_war_v0.md says the same).
+HOW_TO_WIN = (
+    "Take the most cards into your victory pile: the sole highest card of each trick takes "
+    "every card played, and tied players play again for the whole pot."
 )
 
 
@@ -347,6 +357,19 @@ class raw_env(GameAECEnv):
 
     def render_text(self, state: PromiseWarState) -> str:  # type: ignore[override]
         return render_table(state)
+
+    # --- presentation for people (text play, the web table) --------------------------------
+    how_to_win = HOW_TO_WIN
+
+    def describe_event(self, event: Event, viewer: int) -> str:
+        return describe(event, viewer, tuple(self.possible_agents))
+
+    def table_view(self, seat: int) -> dict[str, Any]:
+        state: PromiseWarState = self.game_state  # type: ignore[assignment]
+        return table_view(state, seat)
+
+    def table_svg(self, view: dict[str, Any], actions: Sequence[tuple[int, str]]) -> str:
+        return table_svg(view, actions)
 
 
 def env(**kwargs: Any):

@@ -1,11 +1,15 @@
-"""Pure rules of War! played with Promise TCG decks (RULES.md section 2, PW-1..PW-7).
+"""Pure rules of War! played with Promise TCG decks (docs/rules/promise_war_v0.md, PW-1..PW-7).
 
 numpy and the standard library only. ``PromiseWarGame`` is the validated configuration;
 ``PromiseWarState`` is one game, advanced in place by ``apply_action`` (the power of the card
 to play). Draw piles are Python lists with the top card at the *end* so drawing is ``pop()``.
 
-Decisions where the rulebook is silent are marked [decided] in RULES.md and repeated in the
-env docstring (``envs/promise_war/env.py``).
+Decisions where the rulebook is silent are marked [decided] in docs/rules/promise_war_v0.md
+and repeated in the env docstring (``envs/promise_war/env.py``).
+
+With ``record_events()`` the state logs what the table saw (``core.events``; the kinds are
+listed in ``envs/promise_war/story.py``). Every log call is guarded by ``self.events is not
+None``, so training (which never records) pays only that attribute test.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import InvalidConfigError
+from ..core.events import visible_events
 from ..core.game import NO_PLAYER, RulesState
 from ..core.options import check_reset_options, per_player
 from ..core.validation import check_int, check_sequence, is_sequence
@@ -218,6 +223,10 @@ class PromiseWarState(RulesState):
         self.hand_sizes[seat] -= 1
         self.picks[seat] = action
         self.has_picked[seat] = True
+        if self.events is not None:
+            self.log(
+                "picked", seen_by=seat, seat=seat, power=int(action), phase=PHASE_NAMES[self.phase]
+            )
         self.pick_index += 1
         if self.pick_index == len(self.contenders):
             self._reveal()
@@ -234,7 +243,7 @@ class PromiseWarState(RulesState):
         not yet shown (hand, face-down pick, draw pile) are dealt again from that player's own
         unseen cards, keeping every public count; every draw pile, ``seat``'s own included,
         is reshuffled. Face-down pot powers are left as they are (nobody sees them, and no
-        rule reads them)."""
+        rule reads them). The event log keeps only the events ``seat`` saw."""
         twin = self.clone()
         for other in range(self.num_players):
             pile = twin.draw_piles[other]
@@ -253,6 +262,7 @@ class PromiseWarState(RulesState):
             powers = self.game.max_power + 1
             twin.hands[other] = np.bincount(new_hand, minlength=powers)
             twin.deck_counts[other] = np.bincount(cards, minlength=powers)
+        twin.events = None if self.events is None else visible_events(self.events, seat)
         return twin
 
     # --- derived views ---------------------------------------------------------------------
@@ -278,6 +288,8 @@ class PromiseWarState(RulesState):
         """PW-3/PW-6/PW-7: seat players with cards; end the game, or stop at the cap."""
         for seat in range(self.num_players):
             if self.hand_sizes[seat] == 0:
+                if self.events is not None and not self.sitting_out[seat]:
+                    self.log("sits_out", seat=seat)
                 self.sitting_out[seat] = True
         able = [seat for seat in range(self.num_players) if not self.sitting_out[seat]]
         if len(able) < 2:
@@ -285,6 +297,8 @@ class PromiseWarState(RulesState):
             return
         if self.tricks_played >= self.game.max_tricks:
             self.truncated = True
+            if self.events is not None:
+                self.log("cap_reached", tricks=self.tricks_played, scores=list(self.victory_sizes))
             return
         self.phase = TRICK
         self.contenders = able
@@ -293,6 +307,8 @@ class PromiseWarState(RulesState):
     def _reveal(self) -> None:
         """All contenders have picked: reveal together, then award or break the tie (PW-3/4)."""
         contenders = self.contenders
+        if self.events is not None:
+            self._log_reveal()
         for seat in range(self.num_players):
             self.last_revealed[seat] = -1
         for seat in contenders:
@@ -309,7 +325,23 @@ class PromiseWarState(RulesState):
         if len(tied) == 1:
             self._award(tied[0])
         else:
+            if self.events is not None:
+                self.log("tie", seats=tied, power=int(best))
             self._start_tiebreak(tied)
+
+    def _log_reveal(self) -> None:
+        """The reveal as the table sees it (every contender's card; in a tiebreak the number
+        of cards each puts face down), then each tiebreaker's own face-down powers, to it."""
+        tiebreak = self.phase == TIEBREAK
+        cards = [[seat, int(self.picks[seat])] for seat in self.contenders]
+        down = [[seat, self.hand_sizes[seat] if tiebreak else 0] for seat in self.contenders]
+        self.log("revealed", trick=self.tricks_played + 1, phase=PHASE_NAMES[self.phase],
+                 cards=cards, face_down=down)  # fmt: skip
+        if tiebreak:
+            for seat in self.contenders:
+                if self.hand_sizes[seat]:
+                    powers = np.repeat(np.arange(len(self.hands[seat])), self.hands[seat])
+                    self.log("put_face_down", seen_by=seat, seat=seat, powers=powers.tolist())
 
     def _hand_to_pot_face_down(self, seat: int) -> None:
         for power in np.flatnonzero(self.hands[seat]).tolist():
@@ -321,11 +353,17 @@ class PromiseWarState(RulesState):
 
     def _start_tiebreak(self, tied: list[int]) -> None:
         """PW-4: the tied players draw up to 3; those left with cards play again."""
+        before = list(self.hand_sizes) if self.events is not None else None
         for seat in tied:
             self._draw_up(seat)
         still_in = [seat for seat in tied if self.hand_sizes[seat] > 0]
+        if before is not None:
+            self._log_draws(before, "tiebreak")
+            for seat in tied:
+                if self.hand_sizes[seat] == 0:
+                    self.log("drops_out", seat=seat)
         if len(still_in) == 1:
-            self._award(still_in[0])
+            self._award(still_in[0], unopposed=True)
         elif not still_in:
             self._discard_pot()
         else:
@@ -339,15 +377,35 @@ class PromiseWarState(RulesState):
             return self.pot_face_up
         return self.pot_face_up + np.bincount(self.pot_face_down, minlength=self.game.max_power + 1)
 
-    def _award(self, winner: int) -> None:
+    def _award(self, winner: int, unopposed: bool = False) -> None:
         won = self._pot_counts()
+        cards = int(won.sum())
+        if self.events is not None:
+            # A tie happened this trick if a tiebreak is on or the winner is the last one in.
+            self.log("trick_won", trick=self.tricks_played + 1, winner=winner, cards=cards,
+                     face_down=len(self.pot_face_down),
+                     tiebreak=int(unopposed or self.phase == TIEBREAK), unopposed=int(unopposed),
+                     before=self.victory_sizes[winner],
+                     after=self.victory_sizes[winner] + cards)  # fmt: skip
         self.victory[winner] += won
-        self.victory_sizes[winner] += int(won.sum())
+        self.victory_sizes[winner] += cards
         self._end_trick()
 
     def _discard_pot(self) -> None:
-        self.discarded += self._pot_counts()
+        won = self._pot_counts()
+        if self.events is not None:
+            self.log("pot_discarded", trick=self.tricks_played + 1, cards=int(won.sum()),
+                     face_down=len(self.pot_face_down))  # fmt: skip
+        self.discarded += won
         self._end_trick()
+
+    def _log_draws(self, before: list[int], when: str) -> None:
+        """Who drew how many (counts only: the powers stay in the drawer's hand)."""
+        hands, decks = self.hand_sizes, self.deck_sizes
+        draws = [[seat, hands[seat] - before[seat], decks[seat]]
+                 for seat in range(self.num_players) if hands[seat] > before[seat]]  # fmt: skip
+        if draws:
+            self.log("drew", when=when, draws=draws)
 
     def _end_trick(self) -> None:
         """PW-5: clear the pot, everyone draws back up to 3, then the next trick starts.
@@ -360,8 +418,11 @@ class PromiseWarState(RulesState):
         self.pot_face_down = []
         self.pot_face_down_by_player = [0] * self.num_players
         self.tricks_played += 1
+        before = list(self.hand_sizes) if self.events is not None else None
         for seat in range(self.num_players):
             self._draw_up(seat)
+        if before is not None:
+            self._log_draws(before, "trick_end")
         self._start_trick()
 
     def _finish(self) -> None:
@@ -373,3 +434,6 @@ class PromiseWarState(RulesState):
         winners = [seat for seat, score in enumerate(scores) if score == top]
         top_reward = 1.0 if len(winners) == 1 else 0.0
         self._returns = tuple(top_reward if score == top else -1.0 for score in scores)
+        if self.events is not None:
+            self.log("game_over", tricks=self.tricks_played, scores=list(scores),
+                     winners=winners)  # fmt: skip

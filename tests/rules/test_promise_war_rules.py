@@ -1,4 +1,5 @@
-"""Scenario tests for RULES.md section 2 (PW-1..PW-7), one or more per rule, on the pure rules.
+"""Scenario tests for docs/rules/promise_war_v0.md (PW-1..PW-7), one or more per rule, on the
+pure rules.
 
 Decks are fixed through reset options (top card first); hands are the first 3 cards.
 """
