@@ -20,8 +20,9 @@ cards flip; whoever is losing must play another card face up or **concede** (sav
 later battles and rounds); special cards double a total (UPGRADE), knock out an opposing card
 (ENERGY SHIELD) or hit hard (FINAL ATTACK). Winning at least two battles and more than the
 opponent moves your pawn up the Victory Cards; the first pawn on the last card wins. Rules:
-RULES.md section 1 (IM-1..IM-14). In the beginner variant each battle is decided by the two
-flipped cards alone, so the commit is the only choice.
+docs/rules/ironman_war_v0.md (IM-1..IM-14; `cardarena rules ironman_war_v0` prints it). In
+the beginner variant each battle is decided by the two flipped cards alone, so the commit is
+the only choice.
 
 Card kinds, in the order used by actions and observations:
 `0 attack_1, 1 attack_2, 2 attack_3, 3 attack_4, 4 attack_5, 5 upgrade, 6 energy_shield,
@@ -106,9 +107,10 @@ who is not to act (C-1).
 | 8 | concede the battle (only while losing, IM-6) |
 | 9-16 | ENERGY SHIELD target: discard the opponent's card of kind `a - 9` in this battle |
 
-Who is asked follows RULES.md C-2: a player is asked whenever a rule gives them a choice, even
-with a single legal action. The only automatic steps are the rules' own: an empty-handed
-losing player concedes (IM-6), an ENERGY SHIELD with no target does nothing (IM-8).
+Who is asked follows C-2 (docs/rules/common.md): a player is asked whenever a rule gives them
+a choice, even with a single legal action. The only automatic steps are the rules' own: an
+empty-handed losing player concedes (IM-6), an ENERGY SHIELD with no target does nothing
+(IM-8).
 
 ## State
 
@@ -167,13 +169,13 @@ last Victory Card, if any, all 0 until the end), `steps` (int, actions played; 0
 end), `offender` (the agent whose illegal action ended the game, else `""`) and
 `illegal_action` (that action, else -1).
 
-## Decided rules (RULES.md [decided] and gaps)
+## Decided rules ([decided] in docs/rules/ironman_war_v0.md, and gaps)
 
-First those RULES.md marks [decided]:
+First those the rules doc marks [decided]:
 
-- Deck (RULES.md "Deck"): 55 cards per player, 10 x attack_1, 10 x attack_2, 10 x attack_3,
-  3 x attack_4, 2 x attack_5, 8 x upgrade, 8 x energy_shield, 4 x final_attack (from Clash of
-  the Lightsabers); both decks identical.
+- Deck (docs/rules/ironman_war_v0.md "Deck"): 55 cards per player, 10 x attack_1,
+  10 x attack_2, 10 x attack_3, 3 x attack_4, 2 x attack_5, 8 x upgrade, 8 x energy_shield,
+  4 x final_attack (from Clash of the Lightsabers); both decks identical.
 - IM-1: the pawn starts on Victory Card 1, so with 5 Victory Cards 4 steps win. Beginner
   variant: no special cards; specials in `deck` are dropped, in reset options they raise.
 - IM-2: no hand limit; when deck and discard pile are both empty, drawing stops.
@@ -186,7 +188,7 @@ First those RULES.md marks [decided]:
 - IM-11: "majority (or at least 2)" read strictly: 1 win + 2 draws moves nobody.
 - IM-13: beginner battles are decided by the two flipped cards alone.
 
-Further decisions taken where RULES.md is silent (code comments cite them by number):
+Further decisions taken where the rulebook is silent (code comments cite them by number):
 
 - D-1 (IM-2, C-8) When a player draws the last card of their deck, a non-empty discard pile is
   shuffled into a new deck at once. A draw that finds the deck empty (it ran out while the
@@ -242,7 +244,17 @@ Further decisions taken where RULES.md is silent (code comments cite them by num
 - D-17 (options, C-6) Fixed hands and decks may hold any valid cards, but no more cards in all
   than the configured deck: the observation bounds (and so a trained network's input scaling)
   are fixed when the env is created. Configure a larger `deck` to play bigger fixed decks.
-- Rendering shows the public table plus the hand of the player to act (a human's seat).
+- Rendering shows the public table plus the hand and own face-down cards of the player to act
+  (a human's seat); its header names the battle the current choice is for.
+
+## People at the table
+
+With `env.unwrapped.record_events()` the game logs what the table saw (`core.events`; the
+kinds are listed in `envs/ironman_war/story.py`): every flip, card played, concession,
+ENERGY SHIELD target, battle result (each side's cards under its owner), round result and pawn
+move, also the battles that resolve without asking anyone; your own face-down commits and
+picks are events only you see. `describe_event(event, seat)` is the line that seat reads,
+`table_view(seat)` what it sees (JSON-able), `table_svg(view, actions)` the picture.
 
 ## Limits
 
@@ -260,11 +272,13 @@ at most 1,000,000; a list in `options` holds at most 10,000 cards.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ..core import GameAECEnv, GameWrapper, ObservationLayout, Piece, env_metadata, wrap
+from ..core.events import Event
 from ..core.untrusted import show
 from ..core.validation import CAP_REASON, MAX_TURN_CAP, bounded_config, check_at_most
 from .render import render_table
@@ -282,8 +296,16 @@ from .rules import (
     IronManWarState,
     make_game,
 )
+from .story import describe
+from .view import table_svg as draw_table
+from .view import table_view as seat_view
 
 SEATS = len(AGENTS)
+#: The first line a new player reads (the rules doc's "How to win", word for word).
+HOW_TO_WIN = (
+    "Win at least 2 of a round's 3 battles, and more than your opponent, to move your pawn up "
+    "a Victory Card (two for all 3); the first pawn to reach the last Victory Card wins."
+)
 #: The decisions an agent can be asked (``GAME_OVER`` is not one: it shows as all zeros).
 ASKED = DECISION_NAMES[:GAME_OVER]
 
@@ -530,6 +552,17 @@ class raw_env(GameAECEnv):
 
     def render_text(self, state: IronManWarState) -> str:  # type: ignore[override]
         return render_table(state)
+
+    how_to_win: ClassVar[str] = HOW_TO_WIN
+
+    def describe_event(self, event: Event, viewer: int) -> str:
+        return describe(event, viewer, tuple(self.possible_agents))
+
+    def table_view(self, seat: int) -> dict[str, Any]:
+        return seat_view(self.game_state, seat)  # type: ignore[arg-type]
+
+    def table_svg(self, view: dict[str, Any], actions: Sequence[tuple[int, str]]) -> str:
+        return draw_table(view, actions)
 
 
 def env(**kwargs: Any) -> GameWrapper:

@@ -1,5 +1,10 @@
 """Text rendering of an Iron Man 2 Game of War table: pawns, this round's battles, both sides
-of the current battle with totals, and the hand of the player to act (a human's seat)."""
+of the current battle with totals, and the hand and face-down cards of the player to act (a
+human's seat).
+
+The header names the battle the current choice is for: while committing, the battle the next
+face-down card goes to (``commit_slot``), not the battle last fought.
+"""
 
 from __future__ import annotations
 
@@ -41,12 +46,42 @@ def _last_round(state: IronManWarState) -> str | None:
         return None
     battles = []
     for battle, result in enumerate(state.previous_results):
-        flips = " vs ".join(
-            KINDS[k] if k != NO_CARD else "none" for k in state.previous_flipped[:, battle]
-        )
-        outcome = "draw" if result == DRAW else f"won by {AGENTS[result]}"
-        battles.append(f"{battle + 1} {outcome} ({flips})")
-    return "  last round: " + "; ".join(battles)
+        flips = [KINDS[k] if k != NO_CARD else "none" for k in state.previous_flipped[:, battle]]
+        if result == DRAW:
+            shown = " vs ".join(f"{AGENTS[s]}'s {flips[s]}" for s in range(2))
+            battles.append(f"{battle + 1} draw ({shown})")
+        else:
+            # The winner's card first, so a war_machine win does not read as iron_man's card.
+            battles.append(
+                f"{battle + 1} won by {AGENTS[result]} ({flips[result]} vs {flips[1 - result]})"
+            )
+    return "  last round: " + "; ".join(battles) + " (flipped cards, the winner's first)"
+
+
+def header_battle(state: IronManWarState) -> str:
+    """The battle the current choice is about: the one being committed for during the commit
+    (so the header never says battle 1 while the menu commits to battle 2), else the one
+    being fought."""
+    if state.decision == COMMIT:
+        return f"commit for battle {state.commit_slot + 1} of {NUM_BATTLES}"
+    if state.is_terminal() or state.is_truncated():
+        return "all battles fought"
+    return f"battle {state.battle + 1} of {NUM_BATTLES}"
+
+
+def _own_hidden(state: IronManWarState, seat: int) -> list[str]:
+    """``seat``'s own face-down cards (shown to that seat only: the render is the actor's)."""
+    lines = []
+    own = [
+        f"battle {b + 1} {KINDS[state.committed[seat, b]]}"
+        for b in range(NUM_BATTLES)
+        if state.face_down[seat, b]
+    ]
+    if own:
+        lines.append(f"  {AGENTS[seat]}'s face-down cards: {', '.join(own)}")
+    if state.has_pending[seat]:
+        lines.append(f"  {AGENTS[seat]}'s face-down pick: {KINDS[state.pending_play[seat]]}")
+    return lines
 
 
 def render_table(state: IronManWarState) -> str:
@@ -60,7 +95,7 @@ def render_table(state: IronManWarState) -> str:
         status = f"to act: {AGENTS[seat]} ({DECISION_NAMES[state.decision]})"
     lines = [
         f"Iron Man 2 Game of War ({game.variant}): round {state.round}, "
-        f"battle {state.battle + 1} of {NUM_BATTLES}; {status}",
+        f"{header_battle(state)}; {status}",
         f"  pawns on Victory Cards 1..{game.victory_cards}: "
         + ", ".join(f"{AGENTS[s]} at {state.pawns[s]}" for s in range(2)),
         "  battles: " + "; ".join(f"{b + 1} {_result(state, b)}" for b in range(NUM_BATTLES)),
@@ -78,9 +113,11 @@ def render_table(state: IronManWarState) -> str:
         )
         lines.append(
             f"  {'':<11}  in battle: {_cards(state.battle_cards[s])} = total "
-            f"{state.battle_totals[s]} ({state.battle_card_counts[s]} cards)"
+            f"{state.battle_totals[s]} ({state.battle_card_counts[s]} "
+            f"card{'' if state.battle_card_counts[s] == 1 else 's'})"
             + (f"; kept from won battles: {_cards(state.table[s])}" if state.table[s].any() else "")
         )
     if seat >= 0:
+        lines.extend(_own_hidden(state, seat))
         lines.append(f"  {AGENTS[seat]}'s hand: {_cards(state.hands[seat])}")
     return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""Pure rules of Iron Man 2 Game of War (RULES.md section 1, rules IM-1 .. IM-14).
+"""Pure rules of Iron Man 2 Game of War (docs/rules/ironman_war_v0.md, rules IM-1 .. IM-14).
 
 numpy and the standard library only. ``make_game`` validates a configuration into an
 ``IronManWarGame``; ``IronManWarState`` is one game, advanced in place by ``apply_action``
@@ -9,9 +9,13 @@ Seats: 0 ``iron_man``, 1 ``war_machine``. Card kinds are indexed as in ``KINDS``
 (the opponent's card of kind ``a - 9`` in this battle). Decks are Python lists with the top card
 at the *end*, so drawing is ``pop()``.
 
-Decisions: the decided rules (RULES.md's [decided] ones, then D-1 .. D-17 where RULES.md is
-silent) are written once, in the env docstring (``envs/ironman_war/env.py``, "Decided rules",
-or ``help(ironman_war_v0)``); the D-n ids in this module refer to that list.
+Decisions: the decided rules (the rules doc's [decided] ones, then D-1 .. D-17 where the
+rulebook is silent) are written once, in the env docstring (``envs/ironman_war/env.py``,
+"Decided rules", or ``help(ironman_war_v0)``); the D-n ids in this module refer to that list.
+
+Events (``core.events``, recorded only after ``record_events()``): every public happening is
+logged with ``self.log`` behind a ``self.events is not None`` test, so training pays only
+those attribute tests; the kinds are listed in ``envs/ironman_war/story.py``.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import InvalidConfigError
+from ..core.events import visible_events
 from ..core.game import NO_PLAYER, RulesState
 from ..core.options import check_reset_options, per_player
 from ..core.validation import check_choice, check_int, check_known_keys, check_sequence
@@ -84,6 +89,18 @@ UNDECIDED, DRAW = -1, 2
 RESET_OPTION_KEYS = ("decks", "hands")
 
 _KIND_INDEX = {name: index for index, name in enumerate(KINDS)}
+
+
+def _kind_name(kind: int) -> str | None:
+    """An event's card: its kind name, or None for no card."""
+    return None if kind == NO_CARD else KINDS[kind]
+
+
+def _card_names(counts: Any) -> list[str]:
+    """An event's cards of one side: kind names, one per card, in kind order."""
+    return [KINDS[kind] for kind, count in enumerate(counts.tolist()) for _ in range(count)]
+
+
 _KIND_RANGE = np.arange(NUM_KINDS)
 
 
@@ -355,6 +372,8 @@ class IronManWarState(RulesState):
             self._commit(seat, action)
         elif decision == PLAY_OR_CONCEDE:
             if action == CONCEDE:
+                if self.events is not None:
+                    self.log("conceded", seat=seat, battle=self.battle + 1, auto=False)
                 self._end_battle(1 - seat)
             else:
                 self._play_face_up(seat, action)
@@ -414,6 +433,7 @@ class IronManWarState(RulesState):
         pile = pool[used:]
         twin._piles[other] = pile.tolist()
         twin.deck_counts[other] = np.bincount(pile, minlength=NUM_KINDS)
+        twin.events = None if self.events is None else visible_events(self.events, seat)
         return twin
 
     # --- derived views ---------------------------------------------------------------------
@@ -471,6 +491,8 @@ class IronManWarState(RulesState):
         pile = np.repeat(_KIND_RANGE, counts)
         self._rng.shuffle(pile)
         self._piles[seat] = pile.tolist()
+        if self.events is not None:
+            self.log("reshuffled", seat=seat, cards=len(pile))
         self.deck_counts[seat] += counts
         self.deck_sizes[seat] = len(pile)
         counts[:] = 0
@@ -478,9 +500,25 @@ class IronManWarState(RulesState):
 
     # --- round flow ------------------------------------------------------------------------
     def _start_round(self, draw: bool = True) -> None:
+        recording = self.events is not None
+        if recording:
+            self.log(
+                "round_started",
+                round=self.round,
+                pawns=list(self.pawns),
+                victory_cards=self.game.victory_cards,
+            )
         if draw:
+            before = list(self.hand_sizes)
             for seat in range(2):
                 self._draw(seat, HAND_DRAW)
+            if recording:
+                self.log(
+                    "drew",
+                    drawn=[self.hand_sizes[0] - before[0], self.hand_sizes[1] - before[1]],
+                    hands=list(self.hand_sizes),
+                    decks=list(self.deck_sizes),
+                )
         self.committed[:] = NO_CARD
         self.face_down[:] = False
         self.flipped[:] = NO_CARD
@@ -508,6 +546,9 @@ class IronManWarState(RulesState):
         self._take_from_hand(seat, kind)
         self.committed[seat, slot] = kind
         self.face_down[seat, slot] = True
+        if self.events is not None:
+            self.log("committed", seen_by=seat, seat=seat, battle=slot + 1, card=KINDS[kind])
+            self.log("face_down", seen_by=1 - seat, seat=seat, battle=slot + 1)
         if slot + 1 < NUM_BATTLES and self.hand_sizes[seat] > 0:
             self.commit_slot = slot + 1
         else:
@@ -534,6 +575,16 @@ class IronManWarState(RulesState):
             self.battle_results[battle] = result
             if result != DRAW:
                 self.battles_won[result] += 1
+            if self.events is not None:
+                names = [_kind_name(cards[0]), _kind_name(cards[1])]
+                self.log("flipped", battle=battle + 1, cards=names)
+                self.log(
+                    "battle_ended",
+                    battle=battle + 1,
+                    winner=NO_PLAYER if result == DRAW else result,
+                    cards=[[name] if name else [] for name in names],
+                    totals=[max(value0, 0), max(value1, 0)],
+                )
         self.battle = NUM_BATTLES - 1
         self._end_round()
 
@@ -545,17 +596,41 @@ class IronManWarState(RulesState):
         self.previous_results = list(self.battle_results)
         self.previous_flipped = self.flipped.copy()
         last = self.game.victory_cards
+        recording = self.events is not None
+        if recording:
+            before = list(self.pawns)
+            moved = NO_PLAYER
+            for seat in range(2):
+                if won[seat] > won[1 - seat] and won[seat] >= 2:
+                    moved = seat
+            pawns = list(before)
+            if moved != NO_PLAYER:
+                pawns[moved] = min(last, before[moved] + (2 if won[moved] == NUM_BATTLES else 1))
+            self.log(
+                "round_ended",
+                round=self.round,
+                won=list(won),
+                draws=self.battle_results.count(DRAW),
+                moved=moved,
+                pawns_before=before,
+                pawns=pawns,
+                victory_cards=last,
+            )
         for seat in range(2):
             if won[seat] > won[1 - seat] and won[seat] >= 2:
                 steps = 2 if won[seat] == NUM_BATTLES else 1
                 self.pawns[seat] = min(last, self.pawns[seat] + steps)
                 if self.pawns[seat] >= last:
+                    if recording:
+                        self.log("game_won", winner=seat, round=self.round, victory_cards=last)
                     self.winner = seat
                     self.terminal = True
                     self._returns = (1.0, -1.0) if seat == 0 else (-1.0, 1.0)
                     self._stop()
                     return
         if self.round >= self.game.max_rounds:
+            if recording:
+                self.log("capped", round=self.round, max_rounds=self.game.max_rounds)
             self.truncated = True
             self._stop()
             return
@@ -577,12 +652,16 @@ class IronManWarState(RulesState):
         for seat in range(2):
             if cards[seat] != NO_CARD:
                 self.battle_cards[seat, cards[seat]] += 1
+        if self.events is not None:
+            self.log("flipped", battle=battle + 1, cards=[_kind_name(c) for c in cards])
         self._resolve_reveal(cards[0], cards[1])
 
     def _resolve_reveal(self, card0: int, card1: int) -> None:
         """D-6: cancel two specials (IM-9), else resolve a revealed shield, then settle."""
         self.last_reveal = [card0, card1]
         if card0 >= FIRST_SPECIAL and card1 >= FIRST_SPECIAL:
+            if self.events is not None:
+                self.log("cancelled", battle=self.battle + 1, cards=[KINDS[card0], KINDS[card1]])
             for seat, card in ((0, card0), (1, card1)):
                 self.battle_cards[seat, card] -= 1
                 self.discards[seat, card] += 1
@@ -595,6 +674,8 @@ class IronManWarState(RulesState):
     def _ask_shield(self, seat: int) -> bool:
         """IM-8 / D-8: ask ``seat`` for a target if the opponent has a card in this battle."""
         if not self.battle_cards[1 - seat].any():
+            if self.events is not None:
+                self.log("shield_no_target", seat=seat, battle=self.battle + 1)
             return False
         self._refresh_standing()
         self.decision = SHIELD_TARGET
@@ -602,6 +683,8 @@ class IronManWarState(RulesState):
         return True
 
     def _shield_hit(self, seat: int, kind: int) -> None:
+        if self.events is not None:
+            self.log("shield_hit", seat=seat, target=KINDS[kind], battle=self.battle + 1)
         self.battle_cards[1 - seat, kind] -= 1
         self.discards[1 - seat, kind] += 1
         self._settle()
@@ -610,6 +693,8 @@ class IronManWarState(RulesState):
         """IM-6: the losing player's card; its effect resolves at once."""
         self._take_from_hand(seat, kind)
         self.battle_cards[seat, kind] += 1
+        if self.events is not None:
+            self.log("played", seat=seat, card=KINDS[kind], battle=self.battle + 1)
         if kind == ENERGY_SHIELD and self._ask_shield(seat):
             return
         self._settle()
@@ -619,6 +704,9 @@ class IronManWarState(RulesState):
         self._take_from_hand(seat, kind)
         self.pending_play[seat] = kind
         self.has_pending[seat] = True
+        if self.events is not None:
+            self.log("picked", seen_by=seat, seat=seat, card=KINDS[kind], battle=self.battle + 1)
+            self.log("picked_face_down", seen_by=1 - seat, seat=seat, battle=self.battle + 1)
         to_pick = self._to_pick
         to_pick.pop(0)
         if to_pick:
@@ -630,6 +718,8 @@ class IronManWarState(RulesState):
         for player in range(2):
             if cards[player] != NO_CARD:
                 self.battle_cards[player, cards[player]] += 1
+        if self.events is not None:
+            self.log("revealed", battle=self.battle + 1, cards=[_kind_name(c) for c in cards])
         self._resolve_reveal(cards[0], cards[1])
 
     def _settle(self) -> None:
@@ -640,13 +730,33 @@ class IronManWarState(RulesState):
         if totals[0] != totals[1] or counts[0] != counts[1]:
             leader = 0 if (totals[0], counts[0]) > (totals[1], counts[1]) else 1
             loser = 1 - leader
+            if self.events is not None:
+                self.log(
+                    "standing",
+                    battle=self.battle + 1,
+                    totals=list(totals),
+                    counts=list(counts),
+                    leader=leader,
+                    players=[loser] if self.hand_sizes[loser] else [],
+                )
             if self.hand_sizes[loser] == 0:
+                if self.events is not None:
+                    self.log("conceded", seat=loser, battle=self.battle + 1, auto=True)
                 self._end_battle(leader)  # IM-6: empty-handed loser concedes automatically
                 return
             self.decision = PLAY_OR_CONCEDE
             self.current_seat = loser
             return
         players = [seat for seat in range(2) if self.hand_sizes[seat] > 0]
+        if self.events is not None:
+            self.log(
+                "standing",
+                battle=self.battle + 1,
+                totals=list(totals),
+                counts=list(counts),
+                leader=NO_PLAYER,
+                players=list(players),  # a copy: ``_to_pick`` is consumed
+            )
         if not players:
             self._end_battle(DRAW)
             return
@@ -663,6 +773,14 @@ class IronManWarState(RulesState):
     def _end_battle(self, result: int) -> None:
         """IM-10 / D-11: the winner's cards stay on the table, the rest are discarded."""
         cards = self.battle_cards
+        if self.events is not None:
+            self.log(
+                "battle_ended",
+                battle=self.battle + 1,
+                winner=NO_PLAYER if result == DRAW else result,
+                cards=[_card_names(cards[0]), _card_names(cards[1])],
+                totals=list(self.battle_totals),
+            )
         for seat in range(2):
             if seat == result:
                 self.table[seat] += cards[seat]

@@ -1,4 +1,5 @@
-"""Scenario tests for RULES.md section 1 (IM-1..IM-14) and the D-n decisions, on the pure rules.
+"""Scenario tests for docs/rules/ironman_war_v0.md (IM-1..IM-14) and the D-n decisions, on the
+pure rules.
 
 Hands and decks are fixed through reset options (top card first). With exactly three cards in
 hand a player commits them all, so every battle of that round resolves without a question.
