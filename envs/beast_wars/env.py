@@ -21,7 +21,8 @@ both draw a battle card, and each compares its own character's number in the col
 own card (Secret Weapon +2, Energon +1, Mutate flips the character between beast and robot
 first). The winner pushes the loser one space away and takes its space; a loser pushed into
 an occupied space is captured, one pushed off the board falls. Clear the enemy's board and
-reserve to win. Rules: RULES.md section 3 (BW-1..BW-8).
+reserve to win. Rules: docs/rules/beast_wars_v0.md (BW-1..BW-8; `cardarena rules
+beast_wars_v0`).
 
 **The character numbers are invented.** No published card list gives them, so the shipped
 file `envs/beast_wars/characters.csv` holds the 24 real Beast Wars names (12 Maximals, 12
@@ -180,9 +181,9 @@ the end), `steps` (int, decisions played, setup picks included; 0 until the end)
 (the agent whose illegal action ended the game, else `""`) and `illegal_action` (that action,
 else -1).
 
-## Decided rules (RULES.md [decided] and gaps)
+## Decided rules (docs/rules/beast_wars_v0.md [decided] and gaps)
 
-From RULES.md:
+From docs/rules/beast_wars_v0.md:
 
 - BW-1: 4 x 3 board, 6 spaces per side, 3 in the first row; cells and directions absolute.
 - BW-2: the fourth colour is green; the shipped numbers are invented and balanced (above).
@@ -236,9 +237,18 @@ Gaps decided here:
 - D-13 (BW-5): pass never comes up in play: a player with a character on the board has an
   empty or enemy-held neighbour unless its side fills the board (a win), and a player with
   none on the board can reinforce (an enemy holding all 12 cells has already won). Pass stays
-  in the action space as RULES.md lays it out, legal exactly when nothing else is.
+  in the action space as docs/rules/beast_wars_v0.md lays it out, legal exactly when nothing
+  else is.
 - Rendering shows the public board, reserves and last battle; during setup only the side to
   act (a human's seat), since the other side's picks are hidden.
+
+## At the table (text play, the web table)
+
+With `env.record_events()` the game logs what the table saw (`envs/beast_wars/story.py` lists
+the kinds): every pick and placement (the other side sees only that one was made), the teams
+as play starts, every move, reinforcement and battle (cards, numbers, result, counts left),
+reshuffles and the end. `describe_event` words them for a seat; `table_view(seat)` is what
+that seat sees as a dict and `table_svg` draws it (`envs/beast_wars/view.py`).
 
 ## Limits
 
@@ -254,7 +264,8 @@ rows, 64 columns and 256 characters a cell (file at most 4 MiB,
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -266,7 +277,10 @@ from ..core import (
     env_metadata,
     wrap,
 )
+from ..core.events import Event
 from ..core.validation import CAP_REASON, MAX_TURN_CAP, bounded_config, check_at_most
+from . import story
+from . import view as table
 from .render import render_table
 from .rules import (
     AGENTS,
@@ -293,6 +307,11 @@ from .rules import (
 )
 
 SEATS = len(AGENTS)
+#: The one line a new player reads first (docs/rules/beast_wars_v0.md's "How to win").
+HOW_TO_WIN = (
+    "Remove every enemy character from the board and the reserve by pushing them off the "
+    "board or into an occupied space; at the turn cap the side with more characters left wins."
+)
 CARD_SHAPE = (len(COLOURS), len(CARD_TYPES))
 #: Phases an observation shows (``OVER`` shows as all zeros).
 SHOWN_PHASES = PHASE_NAMES[:OVER]
@@ -511,6 +530,18 @@ class raw_env(GameAECEnv):
 
     def render_text(self, state: BeastWarsState) -> str:  # type: ignore[override]
         return render_table(state)
+
+    # --- presentation for people (cardarena.agents.table) ------------------------------------
+    how_to_win: ClassVar[str] = HOW_TO_WIN
+
+    def describe_event(self, event: Event, viewer: int) -> str:
+        return story.describe(event, viewer, tuple(self.possible_agents))
+
+    def table_view(self, seat: int) -> dict[str, Any]:
+        return table.table_view(self.game_state, seat)  # type: ignore[arg-type]
+
+    def table_svg(self, view: dict[str, Any], actions: Sequence[tuple[int, str]]) -> str:
+        return table.table_svg(view, actions)
 
 
 def env(**kwargs: Any) -> GameWrapper:

@@ -1,8 +1,11 @@
 """Text rendering of a Beast Wars game: the 4 x 3 board (row 3, predacon's first row, at the
 top), reserves, removed characters, the battle deck and the last battle in words.
 
-During setup only the side to act is shown (its picks and placement), since the other side's
-stay hidden until play starts (BW-4); from then on everything shown is public.
+Names are never cut, and every character shows the numbers printed on its card (red/blue/
+gold/green): a board cell holds two lines (owner and full name; face and that face's numbers),
+the draft pool and the reserves list both faces. During setup only the side to act is shown
+(its draft pool, picks and placement), since the other side's stay hidden until play starts
+(BW-4); from then on everything shown is public.
 """
 
 from __future__ import annotations
@@ -25,30 +28,37 @@ from .rules import (
     NO_PIECE,
     OVER,
     PHASE_NAMES,
+    PLACE,
     PLAY,
     PUSH,
     REMOVED,
     RESERVE,
     ROWS,
+    SELECT,
     BeastWarsState,
     cell_name,
 )
+from .story import numbers_text
 
 TAGS = ("M", "P")
-NAME_WIDTH = 10
-#: tag, name, face (5) and numbers (up to 11 characters: 10/10/10/10), with spaces.
-CELL_WIDTH = NAME_WIDTH + 20
+#: The narrowest cell: "robot 10/10/10/10" (a face and four two-digit numbers).
+MIN_CELL_WIDTH = 17
 
 
-def _cell(state: BeastWarsState, cell: int, shown: tuple[int, ...]) -> str:
+def _cell(state: BeastWarsState, cell: int, shown: tuple[int, ...]) -> tuple[str, str]:
+    """The two lines of a cell: owner tag and full name; face and its four numbers."""
     piece = int(state.board[cell])
     seat = int(state.owner[cell])
     if piece == NO_PIECE or seat not in shown:
-        return f"{'.':<{CELL_WIDTH}}"
-    name = state.game.characters.name(piece)[:NAME_WIDTH]
+        return ".", ""
+    name = state.game.characters.name(piece)
     face = FACES[int(state.faces[piece])]
-    numbers = "/".join(map(str, state.cell_numbers(cell)))
-    return f"{TAGS[seat]} {name:<{NAME_WIDTH}} {face:<5} {numbers:<{CELL_WIDTH - NAME_WIDTH - 9}}"
+    return f"{TAGS[seat]} {name}", f"  {face} {numbers_text(state.cell_numbers(cell))}"
+
+
+def _both_faces(state: BeastWarsState, piece: int) -> str:
+    beast, robot = state.game.characters.numbers[piece].tolist()
+    return f"beast {numbers_text(beast):<11}  robot {numbers_text(robot)}"
 
 
 def _card(card: int) -> str:
@@ -99,6 +109,22 @@ def _last_battle(state: BeastWarsState) -> str | None:
     )
 
 
+def _draft(state: BeastWarsState, seat: int) -> list[str]:
+    """The draft pool of the side picking: every character of its faction, both faces'
+    numbers, the ones already in its team marked."""
+    names = state.game.characters.names[seat]
+    team = set(state.teams[seat])
+    pad = max(len(name) for name in names)
+    lines = [
+        f"  {AGENTS[seat]} draft: pick {state.game.team_size} "
+        f"({len(team)} picked); numbers red/blue/gold/green"
+    ]
+    for member, name in enumerate(names):
+        mark = "  (in your team)" if member in team else ""
+        lines.append(f"    {name:<{pad}}  {_both_faces(state, seat * MAX_FACTION + member)}{mark}")
+    return lines
+
+
 def render_table(state: BeastWarsState) -> str:
     game = state.game
     characters = game.characters
@@ -113,17 +139,23 @@ def render_table(state: BeastWarsState) -> str:
     else:
         status = f"{AGENTS[actor]} to {'move' if state.phase == PLAY else PHASE_NAMES[state.phase]}"
     shown = (0, 1) if state.phase >= PLAY else (actor,)
+    width = max(MIN_CELL_WIDTH, 2 + max(len(n) for names in characters.names for n in names))
     lines = [
         f"Beast Wars: maximal (M) vs predacon (P), turn {state.turn} of {game.max_turns}, "
         f"{PHASE_NAMES[state.phase]}; {status}",
-        f"  first player: {AGENTS[state.first_player]}; cells show owner, name, face and "
+        f"  first player: {AGENTS[state.first_player]}; cells show owner, full name, face and "
         "numbers red/blue/gold/green",
-        "        " + "".join(f"{'col ' + str(c):<{CELL_WIDTH + 3}}" for c in range(COLUMNS)),
+        "        " + "".join(f"{'col ' + str(c):<{width + 3}}" for c in range(COLUMNS)),
     ]
     for row in range(ROWS - 1, -1, -1):
         first = {0: "  maximal's first row", ROWS - 1: "  predacon's first row"}.get(row, "")
-        cells = " | ".join(_cell(state, row * COLUMNS + c, shown) for c in range(COLUMNS))
-        lines.append(f"  row {row} {cells}{first}")
+        cells = [_cell(state, row * COLUMNS + c, shown) for c in range(COLUMNS)]
+        top = " | ".join(f"{cell[0]:<{width}}" for cell in cells)
+        bottom = " | ".join(f"{cell[1]:<{width}}" for cell in cells)
+        lines.append(f"  row {row} {top}{first}")
+        lines.append(f"        {bottom}")
+    if state.phase == SELECT:
+        lines.extend(_draft(state, actor))
     for seat in (0, 1):
         if seat not in shown:
             lines.append(f"  {AGENTS[seat]}: picks hidden until play starts")
@@ -131,13 +163,20 @@ def render_table(state: BeastWarsState) -> str:
         base = seat * MAX_FACTION
         place = state.location[base : base + MAX_FACTION]
         names = characters.names[seat]
-        waiting = [names[i] for i in range(len(names)) if place[i] == RESERVE]
+        waiting = [i for i in range(len(names)) if place[i] == RESERVE]
         gone = [names[i] for i in range(len(names)) if place[i] == REMOVED]
         label = "reserve" if state.phase >= PLAY else "picked, not placed"
-        lines.append(
-            f"  {AGENTS[seat]}: {label}: {', '.join(waiting) or '-'}; "
-            f"removed: {', '.join(gone) or '-'}"
-        )
+        if state.phase == PLACE and seat == actor:
+            label += f" (placing column {state.placed[seat]} next)"
+        if state.phase == SELECT:  # the draft pool above shows the numbers
+            team = ", ".join(names[i] for i in waiting) or "-"
+            lines.append(f"  {AGENTS[seat]}: team so far: {team}")
+            continue
+        pad = max((len(names[i]) for i in waiting), default=0)
+        lines.append(f"  {AGENTS[seat]}: {label}: {'-' if not waiting else ''}")
+        lines.extend(f"    {names[i]:<{pad}}  {_both_faces(state, base + i)}" for i in waiting)
+        if state.phase >= PLAY:
+            lines.append(f"  {AGENTS[seat]}: removed: {', '.join(gone) or '-'}")
     lines.append(
         f"  battle deck: {state.deck_size} cards left, {int(state.discards.sum())} discarded"
     )

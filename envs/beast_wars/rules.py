@@ -1,4 +1,5 @@
-"""Pure rules of the Beast Wars Transformers Mutating Card Game (RULES.md section 3, BW-1..BW-8).
+"""Pure rules of the Beast Wars Transformers Mutating Card Game (docs/rules/beast_wars_v0.md,
+BW-1..BW-8).
 
 numpy and the standard library only. ``make_game`` validates a configuration into a
 ``BeastWarsGame``; ``BeastWarsState`` is one game, advanced in place by ``apply_action``
@@ -16,8 +17,12 @@ Actions (``Discrete(253)``): ``0..47`` move ``cell*4 + dir``; ``48..95`` attack
 character ``id`` (team selection, then first-row placement in column order 0, 1, 2);
 ``252`` pass. Directions are absolute: 0 up (row+1), 1 right, 2 down, 3 left.
 
-The decisions taken where RULES.md is silent are listed in the env docstring
+The decisions taken where the rulebook is silent are listed in the env docstring
 (``envs/beast_wars/env.py``, "Decided rules"); the D-n ids below refer to that list.
+
+A state that records (``record_events``) logs what the table saw; the kinds and their fields
+are listed in ``envs/beast_wars/story.py``. Every ``log`` call sits behind one
+``self.events is not None`` test, so a state that does not record pays nothing more.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import InvalidConfigError
+from ..core.events import visible_events
 from ..core.game import NO_PLAYER, RulesState
 from ..core.options import check_reset_options, per_player
 from ..core.tables import Column, Table, load_table
@@ -454,6 +460,8 @@ class BeastWarsState(RulesState):
         if action < ATTACK_BASE:
             cell, direction = divmod(action, 4)
             self._move(cell, _NEIGHBOUR_LISTS[cell][direction])
+            if self.events is not None:
+                self._log_move(seat, cell, direction)
         elif action < REINFORCE_BASE:
             cell, direction = divmod(action - ATTACK_BASE, 4)
             self._battle(seat, cell, direction)
@@ -461,6 +469,10 @@ class BeastWarsState(RulesState):
             cell, member = divmod(action - REINFORCE_BASE, MAX_FACTION)
             self._enter(seat * MAX_FACTION + member, cell)
             self.reserve_counts[seat] -= 1
+            if self.events is not None:
+                self._log_reinforce(seat, cell, seat * MAX_FACTION + member)
+        elif self.events is not None:
+            self.log("passed", seat=seat)
         self.turn += 1
         self._end_turn(seat)
 
@@ -511,6 +523,7 @@ class BeastWarsState(RulesState):
         the first ones placed in the same columns. Everything public stays.
         """
         twin = self.clone()
+        twin.events = None  # the redrawn picks below must not log
         deck = np.array(twin._deck, dtype=np.int64)
         rng.shuffle(deck)
         twin._deck = deck.tolist()
@@ -530,6 +543,7 @@ class BeastWarsState(RulesState):
                 twin._pick(other, member)
             for column in range(placed):
                 twin._place(other, twin.teams[other][column])
+        twin.events = None if self.events is None else visible_events(self.events, seat)
         return twin
 
     # --- derived views ---------------------------------------------------------------------
@@ -565,12 +579,33 @@ class BeastWarsState(RulesState):
         self.teams[seat].append(member)
         self.location[seat * MAX_FACTION + member] = RESERVE
         self.reserve_counts[seat] += 1
+        if self.events is not None:
+            count = {"count": len(self.teams[seat]), "team_size": self.game.team_size}
+            self.log(
+                "picked",
+                seen_by=seat,
+                seat=seat,
+                **self._character(seat * MAX_FACTION + member),
+                **count,
+            )
+            self.log("opponent_picked", seen_by=1 - seat, seat=seat, **count)
 
     def _place(self, seat: int, member: int) -> None:
-        cell = FIRST_ROWS[seat][self.placed[seat]]
+        column = self.placed[seat]
+        cell = FIRST_ROWS[seat][column]
         self.placed[seat] += 1
         self.reserve_counts[seat] -= 1
         self._enter(seat * MAX_FACTION + member, cell)
+        if self.events is not None:
+            self.log(
+                "placed",
+                seen_by=seat,
+                seat=seat,
+                cell=cell,
+                column=column,
+                **self._character(seat * MAX_FACTION + member),
+            )
+            self.log("opponent_placed", seen_by=1 - seat, seat=seat, cell=cell, column=column)
 
     def _next_setup_decision(self) -> None:
         """Maximal selects, predacon selects, maximal places, predacon places (BW-4)."""
@@ -592,6 +627,8 @@ class BeastWarsState(RulesState):
     def _start_play(self) -> None:
         self.phase = PLAY
         self.to_act = self.first_player
+        if self.events is not None:
+            self._log_play_started()
 
     # --- play (BW-5 .. BW-8) ---------------------------------------------------------------
     def _enter(self, piece: int, cell: int) -> None:
@@ -627,6 +664,8 @@ class BeastWarsState(RulesState):
             self._deck = pile.tolist()
             counts[0] = counts[1]
             counts[1] = 0
+            if self.events is not None:
+                self.log("reshuffled", cards=len(self._deck))
         card = self._deck.pop()
         counts[0, card] -= 1
         return card
@@ -681,6 +720,8 @@ class BeastWarsState(RulesState):
             pushed_to=pushed_to,
             turn=self.turn + 1,
         )
+        if self.events is not None:
+            self._log_battle(self.last_battle)
 
     def _reinforce_cells(self, seat: int, empty: np.ndarray) -> np.ndarray:
         """BW-5: the empty cells of ``seat``'s first row; any empty cell if all three
@@ -713,3 +754,135 @@ class BeastWarsState(RulesState):
         self.winner = winner
         if winner != DRAW:
             self._returns = (1.0, -1.0) if winner == MAXIMAL else (-1.0, 1.0)
+        if self.events is not None:
+            left = self.scores()
+            if winner == DRAW:
+                reason = "cap"
+            elif left[1 - winner] == 0:
+                reason = "eliminated"
+            elif self.board_counts[winner] == NUM_CELLS:
+                reason = "full_board"
+            else:
+                reason = "cap"
+            self.log(
+                "game_over",
+                winner=-1 if winner == DRAW else winner,
+                reason=reason,
+                left=list(left),
+                turn=self.turn,
+                max_turns=self.game.max_turns,
+            )
+
+    # --- the event log (only while recording; kinds in envs/beast_wars/story.py) -----------
+    def record_events(self) -> None:
+        """Start recording. A fresh game first logs its opening: the draft about to start, or
+        (teams given or drawn at random) both teams as play starts."""
+        fresh = self.events is None
+        super().record_events()
+        if not fresh:
+            return
+        if self.phase == PLAY and self.turn == 0:
+            self._log_play_started()
+        elif self.phase in (SELECT, PLACE) and self.placed == [0, 0]:
+            size = self.game.team_size
+            whole = [seat for seat in (0, 1) if self.game.characters.sizes[seat] == size]
+            if all(len(self.teams[s]) == (size if s in whole else 0) for s in (0, 1)):
+                self.log(
+                    "draft_started",
+                    team_size=size,
+                    first_player=self.first_player,
+                    whole_faction=whole,
+                )
+
+    def _character(self, piece: int) -> dict[str, Any]:
+        """A character as the events show it: id, full name and both faces' numbers."""
+        numbers = self._numbers[piece].tolist()
+        return {
+            "id": piece % MAX_FACTION,
+            "name": self.game.characters.name(piece),
+            "beast": numbers[BEAST],
+            "robot": numbers[ROBOT],
+        }
+
+    def _on_board(self, cell: int) -> dict[str, Any]:
+        """The character on ``cell`` with its current face and that face's numbers."""
+        piece = int(self.board[cell])
+        face = int(self.faces[piece])
+        return {
+            "name": self.game.characters.name(piece),
+            "face": FACES[face],
+            "numbers": self._numbers[piece, face].tolist(),
+        }
+
+    def _log_play_started(self) -> None:
+        """BW-4: play starts and both teams, board and reserve, are public."""
+        board: list[list[dict[str, Any]]] = [[], []]
+        reserve: list[list[dict[str, Any]]] = [[], []]
+        for seat in (0, 1):
+            for member in self.teams[seat]:
+                piece = seat * MAX_FACTION + member
+                where = int(self.location[piece])
+                if where >= 0:
+                    board[seat].append({"cell": where, **self._character(piece)})
+                elif where == RESERVE:
+                    reserve[seat].append(self._character(piece))
+        self.log("play_started", first_player=self.first_player, board=board, reserve=reserve)
+
+    def _log_move(self, seat: int, cell: int, direction: int) -> None:
+        target = _NEIGHBOUR_LISTS[cell][direction]
+        self.log(
+            "moved",
+            seat=seat,
+            source=cell,
+            target=target,
+            direction=DIRECTIONS[direction],
+            **self._on_board(target),
+        )
+
+    def _log_reinforce(self, seat: int, cell: int, piece: int) -> None:
+        self.log(
+            "reinforced",
+            seat=seat,
+            cell=cell,
+            **self._character(piece),
+            reserve_left=self.reserve_counts[seat],
+        )
+
+    def _log_battle(self, battle: Battle) -> None:
+        """BW-6/BW-7: both cards, both numbers (base + bonus), the result and the counts
+        (``left_before``: characters left per side before a capture or fall)."""
+        cards, faces, base, bonus = [], [], [], []
+        for piece, card, total in zip(battle.pieces, battle.cards, battle.numbers, strict=True):
+            kind = card % len(CARD_TYPES)
+            cards.append(CARD_NAMES[card])
+            faces.append(FACES[int(self.faces[piece])])
+            bonus.append(CARD_BONUS[kind])
+            base.append(total - CARD_BONUS[kind])
+        names = [self.game.characters.name(piece) for piece in battle.pieces]
+        winner = NO_PLAYER
+        if battle.winner >= 0:
+            winner = battle.attacker_seat if battle.winner == ATTACKER else 1 - battle.attacker_seat
+        left = list(self.scores())
+        left_before = left[:]
+        if battle.outcome in (CAPTURE, FALL):
+            left_before[1 - winner] += 1
+        self.log(
+            "battle",
+            seat=battle.attacker_seat,
+            names=names,
+            cells=list(battle.cells),
+            direction=DIRECTIONS[NEIGHBOURS[battle.cells[0]].tolist().index(battle.cells[1])],
+            cards=cards,
+            mutated=[card % len(CARD_TYPES) == MUTATE for card in battle.cards],
+            faces=faces,
+            base=base,
+            bonus=bonus,
+            numbers=list(battle.numbers),
+            winner=winner,
+            outcome=OUTCOMES[battle.outcome],
+            pushed_to=battle.pushed_to,
+            left_before=left_before,
+            left=left,
+            deck=len(self._deck),
+            discards=int(self.card_counts[1].sum()),
+        )

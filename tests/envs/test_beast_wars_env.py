@@ -244,7 +244,8 @@ def test_render_shows_the_board_and_the_worked_example_battle():
     env = beast_wars_v0.raw_env(render_mode="ansi", team_size=3)
     env.reset(seed=0, options={**WORKED, "battle_deck": ["blue:basic", "gold:secret_weapon"]})
     text = env.render()
-    assert "maximal to move" in text and "M Optimus Pr beast 5/10/7/3" in text
+    assert "maximal to move" in text and "M Optimus Primal" in text  # full names (issue 20)
+    assert "beast 5/10/7/3" in text
     lines = text.splitlines()
     rows = [line for line in lines if line.lstrip().startswith("row")]
     assert rows[0].lstrip().startswith("row 3") and "P Inferno" in rows[0]  # row 3 on top

@@ -1,5 +1,5 @@
-"""Scenario tests for RULES.md section 3 (BW-1..BW-8) and the env's decided rules, on the pure
-rules, plus property tests over random games.
+"""Scenario tests for docs/rules/beast_wars_v0.md (BW-1..BW-8) and the env's decided rules,
+on the pure rules, plus property tests over random games.
 
 Scenarios fix teams, the battle deck and the first player through reset options; positions
 are reached by playing moves, except where a test says it arranges the board directly
