@@ -21,9 +21,10 @@ every hand's names but nobody sees the values; a line of cards lies value side u
 turn you place one card of your hand into a gap of the line: if its value fits between its
 neighbours (`left <= value <= right`, the ends are open) it stays, otherwise it is turned
 over, goes to the box and you draw a penalty card. At the end of a round, a player who
-alone emptied their hand wins; if several did, they play on alone. Rules: RULES.md section 4
-(CL-1..CL-7). Shape values are for the default config (2 players, 110-card Marvel deck,
-`hand_size=4`); the formulas below give the general sizes.
+alone emptied their hand wins; if several did, they play on alone. Rules:
+docs/rules/cardline_v0.md (CL-1..CL-7; `cardarena rules cardline_v0` prints them). Shape
+values are for the default config (2 players, 110-card Marvel deck, `hand_size=4`); the
+formulas below give the general sizes.
 
 **The Marvel deck's values are invented.** The real game's card values are not published;
 `envs/cardline/marvel.csv` holds 110 characters (68 heroes, 42 villains) with plausible
@@ -197,7 +198,7 @@ seat in `possible_agents` order: 1 for each seat with reward +1, all 0 until the
 (int, decisions played; 0 until the end), `offender` (the agent whose illegal action ended the
 game, else `""`) and `illegal_action` (that action, else -1).
 
-## Decided rules (RULES.md [decided] and gaps)
+## Decided rules (docs/rules/cardline_v0.md [decided] and gaps)
 
 - Players: 2 to 8, default 2.
 - CL-1: the Marvel deck's 110 cards and values are invented (see above), rows in alphabetical
@@ -240,7 +241,11 @@ game, else `""`) and `illegal_action` (that action, else -1).
   copy a fresh RNG for future reshuffles. Hands are public by name, and values belong to
   card ids in the deck file, which players may know, so no value is redrawn; the seat does
   not matter.
-- Rendering shows the line with its values and every hand by name only (values hidden).
+- Rendering shows the line with its values and every hand by name only (values hidden; a
+  card placed before and back in a hand shows the value everyone saw). At a person's table
+  (`record_events()`) every placement is logged with its card, value, neighbours and result,
+  and so are penalty draws, reshuffles, eliminations, round results and the end
+  (`envs/cardline/story.py` lists the kinds); all are public.
 
 ## Limits
 
@@ -258,11 +263,13 @@ observation/state bounds all grow with deck size x (hand size + players).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ..core import GameAECEnv, ObservationLayout, Piece, env_metadata, wrap
+from ..core.events import Event
 from ..core.validation import CAP_REASON, MAX_TURN_CAP, bounded_config, check_at_most
 from .render import render_table
 from .rules import (
@@ -278,6 +285,8 @@ from .rules import (
     CardlineState,
     make_game,
 )
+from .story import describe
+from .view import table_svg, table_view
 
 #: Per-seat scalar pieces, in layout order: the encoders fill them as one span.
 SEAT_VALUES = ("hand_sizes", "eliminated", "finished", "to_act", "first_player", "last_value")
@@ -532,6 +541,23 @@ class raw_env(GameAECEnv):
 
     def render_text(self, state: CardlineState) -> str:  # type: ignore[override]
         return render_table(state)
+
+    # --- presentation for people (text play, the web table) ---------------------------------
+    how_to_win: ClassVar[str] = (
+        "Empty your hand first: each turn put one card into the line where its hidden value "
+        "fits between its neighbours (a wrong card goes to the box and you draw another), and "
+        "be the only player in a round to place their last card right."
+    )
+
+    def describe_event(self, event: Event, viewer: int) -> str:
+        return describe(event, viewer, tuple(self.possible_agents))
+
+    def table_view(self, seat: int) -> dict[str, Any]:
+        state: CardlineState = self.game_state  # type: ignore[assignment]
+        return table_view(state, seat)
+
+    def table_svg(self, view: dict[str, Any], actions: Sequence[tuple[int, str]]) -> str:
+        return table_svg(view, actions)
 
 
 def env(**kwargs: Any):

@@ -1,14 +1,13 @@
 """Text rendering of a Cardline table: the line with its values, every hand by name only (values
-stay hidden, CL-3), the top of the draw pile, whose turn it is and the last placement."""
+stay hidden, CL-3; a card shown before keeps the value everyone saw), the top of the draw pile,
+whose turn it is and the last placement. The header counts the turn being played (the cap is the
+most turns a game may take), so it never lags a turn behind."""
 
 from __future__ import annotations
 
 from ..core.game import NO_PLAYER
 from .rules import CardlineState
-
-
-def _value(value: float) -> str:
-    return f"{value:,.6g}" if abs(value) < 1e6 else f"{value:.6g}"
+from .story import show_value as _value
 
 
 def render_table(state: CardlineState) -> str:
@@ -23,9 +22,11 @@ def render_table(state: CardlineState) -> str:
         status = f"truncated at the cap of {game.max_turns} turns"
     else:
         status = f"to act: {agents[state.current_player()]}"
+    over = state.is_terminal() or state.is_truncated()
+    turn = f"{state.turns} turns played" if over else f"turn {state.turns + 1}"
     lines = [
-        f"Cardline ({game.deck_label}, {characteristic}): round {state.rounds}, "
-        f"turn {state.turns}/{game.max_turns}; {status}",
+        f"Cardline ({game.deck_label}), comparing {characteristic}: round {state.rounds}, "
+        f"{turn} (cap {game.max_turns}); {status}",
         "  line: " + "  ".join(f"[{names[c]} {_value(state.values[c])}]" for c in state.line),
     ]
     top = names[state.pile_top] if state.pile else "-"
@@ -38,12 +39,20 @@ def render_table(state: CardlineState) -> str:
             marks.append("finished this round")
         if seat == state.first_player:
             marks.append("starts each round")
-        hand = ", ".join(names[c] for c in state.hands[seat]) or "-"
+        hand = ", ".join(_hand_card(state, c) for c in state.hands[seat]) or "-"
         lines.append(f"  {agent}: {hand}" + (f" [{'; '.join(marks)}]" if marks else ""))
     last = _last_placement(state)
     if last:
         lines.append(last)
     return "\n".join(lines)
+
+
+def _hand_card(state: CardlineState, card: int) -> str:
+    """A card's name; and the value everyone saw if it was placed before (CL-3)."""
+    name = state.game.names[card]
+    if state.revealed[card]:
+        return f"{name} (shown before: {_value(state.values[card])})"
+    return name
 
 
 def _last_placement(state: CardlineState) -> str | None:

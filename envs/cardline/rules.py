@@ -1,4 +1,4 @@
-"""Pure rules of Cardline (RULES.md section 4, CL-1..CL-7), Marvel edition by default.
+"""Pure rules of Cardline (docs/rules/cardline_v0.md, CL-1..CL-7), Marvel edition by default.
 
 numpy and the standard library only. ``CardlineGame`` is the validated configuration (deck,
 seats, hand size, characteristic, first player, cap); ``CardlineState`` is one game, advanced in
@@ -6,6 +6,11 @@ place by ``apply_action(slot * (deck_size + 1) + gap)``. Cards are ids: their ro
 (0-based). The draw pile is a Python list with the top card at the *end*, so drawing is
 ``pop()``. Decisions where the rulebook is silent are listed in the env docstring
 (``envs/cardline/env.py``, "Decided rules").
+
+A state that records (``record_events``) logs what the table saw; the kinds and their fields
+are listed in ``envs/cardline/story.py``. Every log call sits behind one
+``self.events is not None`` test, so a state that does not record pays nothing more. Every
+event is public: names in hands are public (CL-3) and a placed card is shown to all.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import InvalidConfigError
+from ..core.events import visible_events
 from ..core.game import NO_PLAYER, RulesState, copy_generator
 from ..core.options import check_reset_options, per_player
 from ..core.tables import Column, Table, load_table
@@ -412,6 +418,26 @@ class CardlineState(RulesState):
         self.to_act = NO_PLAYER
         self._start_round()
 
+    def record_events(self) -> None:
+        """Start recording; a state recorded from its deal opens its log with the setup (the
+        deal happens before anyone can ask to record, CL-2)."""
+        fresh = self.events is None and self.turns == 0 and not self.terminal
+        super().record_events()
+        if fresh:
+            game, names = self.game, self.game.names
+            initial = self.line[0]
+            self.log(
+                "dealt",
+                deck=game.deck_label,
+                characteristic=game.characteristics[self.characteristic],
+                first_player=self.first_player,
+                initial=names[initial],
+                initial_value=float(self.values[initial]),
+                hands=[[names[card] for card in hand] for hand in self.hands],
+                pile=len(self.pile),
+                top=names[self.pile[-1]] if self.pile else "",
+            )
+
     # --- GameState protocol ----------------------------------------------------------------
     def current_player(self) -> int:
         return self.to_act
@@ -435,6 +461,8 @@ class CardlineState(RulesState):
             gap == len(line) or value <= values[line[gap]]
         )
         self._reveal(card)
+        if self.events is not None:
+            self._log_placement(seat, card, gap, right)
         self.last_card[seat] = card
         self.last_right[seat] = right
         self.last_mover = seat
@@ -448,7 +476,7 @@ class CardlineState(RulesState):
         else:
             self.box.append(card)
             self.where[card] = IN_BOX
-            self._draw(seat)
+            self._draw(seat, "penalty")
         self.turn_index += 1
         if self.turn_index == len(self.order):
             self._end_round()
@@ -456,6 +484,25 @@ class CardlineState(RulesState):
             self._truncate()
         else:
             self.to_act = self.order[self.turn_index]
+
+    def _log_placement(self, seat: int, card: int, gap: int, right: bool) -> None:
+        """``placed``: the card, its value (turned over for all, CL-3), its neighbours in the
+        line with theirs, right or wrong, and the cards left in hand before any penalty
+        draw (0 after a right card: that player finished)."""
+        names, values, line = self.game.names, self.values, self.line
+        before = [names[line[gap - 1]], float(values[line[gap - 1]])] if gap else []
+        after = [names[line[gap]], float(values[line[gap]])] if gap < len(line) else []
+        self.log(
+            "placed",
+            seat=seat,
+            card=names[card],
+            value=float(values[card]),
+            gap=gap,
+            left=before,
+            right=after,
+            correct=bool(right),
+            hand=len(self.hands[seat]),
+        )
 
     def scores(self) -> tuple[int, ...]:
         """[decided] Cards each seat has placed correctly (a finisher's hand is empty, but an
@@ -501,6 +548,8 @@ class CardlineState(RulesState):
         twin.correct = self.correct[:]
         twin.order = self.order[:]
         twin.rng = copy_generator(self.rng)
+        if self.events is not None:
+            twin.events = self.events[:]
         return twin
 
     def __deepcopy__(self, memo: dict[int, Any]) -> CardlineState:
@@ -530,6 +579,7 @@ class CardlineState(RulesState):
             twin.pile[:-1] = below
         rng.shuffle(twin.box)
         twin.rng = np.random.default_rng(int(rng.integers(2**63)))
+        twin.events = None if self.events is None else visible_events(self.events, seat)
         return twin
 
     @staticmethod
@@ -566,17 +616,33 @@ class CardlineState(RulesState):
         self.revealed[card] = True
         self.known[card] = self.scaled[card]
 
-    def _draw(self, seat: int) -> None:
-        """CL-6: an empty pile is refilled by shuffling the box; both empty: no card."""
+    def _draw(self, seat: int, reason: str) -> None:
+        """CL-6: an empty pile is refilled by shuffling the box; both empty: no card.
+        ``reason`` ("penalty" or "finisher") is only for the event log."""
         if not self.pile:
             if not self.box:
+                if self.events is not None:
+                    self.log("no_card", seat=seat, reason=reason)
                 return
             self.pile = [self.box[i] for i in self.rng.permutation(len(self.box))]
+            if self.events is not None:
+                self.log("reshuffled", cards=len(self.box))
             self.box = []
             self.where[self.pile] = IN_PILE
         card = self.pile.pop()
         bisect.insort(self.hands[seat], card)
         self.where[card] = IN_HAND + seat
+        if self.events is not None:
+            top = self.game.names[self.pile[-1]] if self.pile else ""
+            self.log(
+                "drew",
+                seat=seat,
+                card=self.game.names[card],
+                reason=reason,
+                pile=len(self.pile),
+                top=top,
+                hand=len(self.hands[seat]),
+            )
 
     def _start_round(self) -> None:
         """CL-5: one turn for each player still in, in seat order from ``first_player``."""
@@ -596,31 +662,41 @@ class CardlineState(RulesState):
         hands to the box) and each draws one card in turn order, or share the win if the
         pile and the box cannot deal them."""
         finishers = self.finishers
+        if finishers and self.events is not None:
+            self.log("round_over", round=self.rounds, finishers=finishers[:])
         if len(finishers) == 1:
-            self._finish(finishers)
+            self._finish(finishers, "alone")
             return
         if finishers:
             for seat in self.order:
                 if seat not in finishers:
                     self.eliminated[seat] = True
                     hand = self.hands[seat]
+                    if self.events is not None:
+                        names = self.game.names
+                        self.log("eliminated", seat=seat, cards=[names[c] for c in hand])
                     self.box.extend(hand)
                     self.where[hand] = IN_BOX
                     self.hands[seat] = []
             if len(self.pile) + len(self.box) < len(finishers):
-                self._finish(finishers)
+                self._finish(finishers, "too_few_cards")
                 return
             for seat in finishers:
-                self._draw(seat)
+                self._draw(seat, "finisher")
         self._start_round()
 
-    def _finish(self, winners: list[int]) -> None:
-        """CL-7: each winner +1 (a shared win too), everyone else -1."""
+    def _finish(self, winners: list[int], reason: str) -> None:
+        """CL-7: each winner +1 (a shared win too), everyone else -1. ``reason`` ("alone" or
+        "too_few_cards", CL-6) is only for the event log."""
+        if self.events is not None:
+            self.log("game_over", winners=winners[:], reason=reason, turns=self.turns)
         self.terminal = True
         self.to_act = NO_PLAYER
         self._returns = tuple(1.0 if seat in winners else -1.0 for seat in range(self.num_players))
 
     def _truncate(self) -> None:
         """C-5: the cap, when no rule ended the game on this step."""
+        if self.events is not None:
+            self.log("truncated", turns=self.turns, cap=self.game.max_turns)
         self.truncated = True
         self.to_act = NO_PLAYER

@@ -1,5 +1,5 @@
-"""Scenario tests for RULES.md section 4 (CL-1..CL-7), one or more per rule, on the pure rules,
-then reset options, config errors, random-play statistics and a property test.
+"""Scenario tests for docs/rules/cardline_v0.md (CL-1..CL-7), one or more per rule, on the pure
+rules, then reset options, config errors, random-play statistics and a property test.
 
 Most scenarios use the small deck ``DECK`` (one value per card in characteristic ``v``, with
 ties: Bee = Fox = 20, Cat = Newt = 30) and fix the deal through reset options.
