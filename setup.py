@@ -1,14 +1,15 @@
 """Map the repo's top-level folders onto the ``cardarena`` import name.
 
-``envs/``, ``agents/`` and ``training/`` live at the repo root; installed they are
-``cardarena.envs``, ``cardarena.agents`` and ``cardarena.training``. Every subpackage is
-computed here rather than listed by hand, so a new game folder can never be silently left out
-of a non-editable install (tests/packaging checks the built wheel).
+``envs/``, ``agents/``, ``training/`` and ``web/`` live at the repo root; installed they are
+``cardarena.envs``, ``cardarena.agents``, ``cardarena.training`` and ``cardarena.web``;
+``docs/`` installs as ``cardarena.docs`` for the rules it ships (``docs/rules/*.md``). Every
+subpackage is computed here rather than listed by hand, so a new game folder can never be
+silently left out of a non-editable install (tests/packaging checks the built wheel).
 """
 
 from setuptools import find_packages, setup
 
-ROOTS = ("envs", "agents", "training")
+ROOTS = ("envs", "agents", "training", "web", "docs")
 
 packages = []
 package_dir = {}
@@ -20,5 +21,9 @@ for root in ROOTS:
 setup(
     packages=packages,
     package_dir=package_dir,
-    package_data={package: ["*.csv", "*.json", "*.npz", "py.typed"] for package in packages},
+    package_data={
+        **{package: ["*.csv", "*.json", "*.npz", "py.typed"] for package in packages},
+        "cardarena.docs": ["rules/*.md"],
+        "cardarena.web": ["static/*"],
+    },
 )

@@ -1,4 +1,4 @@
-"""Reset-option helpers shared by every game (RULES.md C-6)."""
+"""Reset-option helpers shared by every game (C-6, docs/rules/common.md)."""
 
 from __future__ import annotations
 
