@@ -3,6 +3,8 @@ tournament, replay a recorded game, measure speed.
 
     cardarena list
     cardarena play ENV --vs AGENT [--seat SEAT] [--seed S] [--record FILE] [--config K=V ...]
+    cardarena rules ENV [--short]
+    cardarena serve [--host 127.0.0.1] [--port 8000] [--vs AGENT]
     cardarena eval ENV AGENT AGENT ... [--games N] [--jobs J] [--out DIR] [--seed S] [--vector]
     cardarena eval ENV AGENT ... --field SPEC [--games N] [--out DIR] [--seed S]
     cardarena replay FILE [--game K] [--step]
@@ -29,7 +31,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -46,7 +47,9 @@ from .cli_args import (
     GAME_INDEX,
     GAMES,
     JOBS,
+    MAX_GAMES,
     MIN_STEP,
+    PORT,
     SEED,
     CurvesArgs,
     EvalArgs,
@@ -54,6 +57,8 @@ from .cli_args import (
     ListArgs,
     PlayArgs,
     ReplayArgs,
+    RulesArgs,
+    ServeArgs,
 )
 from .schema import Number, add_dataclass_arguments, summary
 
@@ -129,74 +134,121 @@ def cmd_list(args: argparse.Namespace, out: TextIO) -> int:
 
 
 # --- play ------------------------------------------------------------------------------------
-def ask_human(prompt_text: str, choices: list[str], read: Callable[[str], str], out: TextIO) -> int:
-    """The index into ``choices`` a person types (1-based on screen); re-asks on bad input.
-    Only ASCII digits count (``"²".isdigit()`` is true, but ``int("²")`` fails)."""
+#: What a person may type at the prompt besides a move.
+HELP_WORDS = ("?", "help")
+RULES_WORDS = ("??", "rules")
+
+
+def menu_keys(count: int) -> list[str]:
+    """Letters for a menu of ``count`` moves: a..z, then aa, ab ... Letters, so a key can
+    never be read as a card's value or a position."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    keys = list(letters[:count])
+    for first in letters:
+        for second in letters:
+            if len(keys) >= count:
+                return keys
+            keys.append(first + second)
+    return keys
+
+
+def _match_move(answer: str, keys: list[str], names: list[str]) -> int | None:
+    """The menu index ``answer`` means: a key, a move's whole name, or the end of exactly one
+    move's name (``7`` for "play power 7"); None when it means none or several."""
+    typed = " ".join(answer.lower().split())
+    if typed in keys:
+        return keys.index(typed)
+    lowered = [" ".join(name.lower().split()) for name in names]
+    if typed in lowered:
+        return lowered.index(typed)
+    ends = [i for i, name in enumerate(lowered) if typed and name.endswith(" " + typed)]
+    return ends[0] if len(ends) == 1 else None
+
+
+def ask_human(
+    prompt_text: str,
+    choices: list[str],
+    read: Callable[[str], str],
+    out: TextIO,
+    env_name: str | None = None,
+) -> int:
+    """The index into ``choices`` a person means (module-level ``_match_move``); re-asks on
+    anything else. ``?`` or ``help`` prints the rules in short, ``??`` or ``rules`` all of
+    them (with ``env_name``)."""
+    keys = menu_keys(len(choices))
     while True:
         try:
             answer = read(prompt_text).strip()
         except UnicodeDecodeError:  # bytes that are not text in the terminal's encoding
             answer = "(not text)"
-        if re.fullmatch(r"[0-9]{1,6}", answer) and 1 <= int(answer) <= len(choices):
-            return int(answer) - 1
+        if env_name is not None and answer.lower() in (*HELP_WORDS, *RULES_WORDS):
+            from cardarena.envs.rules_docs import rules_text, short_rules
+
+            whole = answer.lower() in RULES_WORDS
+            print(rules_text(env_name) if whole else short_rules(env_name), file=out)
+            if not whole:
+                print("(?? or rules: the whole rules)", file=out)
+            continue
+        index = _match_move(answer, keys, choices)
+        if index is not None:
+            return index
+        span = keys[0] if len(keys) == 1 else f"{keys[0]}-{keys[-1]}"
         print(
-            f"  please type a number from 1 to {len(choices)} (got {_shown(answer, 40)})",
+            f"  {_shown(answer, 40)} is not a move here: type a letter {span} or a move's name "
+            "(? for the rules)",
             file=out,
         )
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO, read: Callable[[str], str] = input) -> int:
+    from cardarena.agents.table import Table
+    from cardarena.envs.rules_docs import how_to_win
+
     name = _env_name(args.env)
     config = _config(args.config)
-    _check_number("--seed", SEED, args.seed)
-    check_seed(args.seed)
-    env = make(name, render_mode="ansi", **config)
-    seats = list(env.possible_agents)
-    human = args.seat or seats[0]
-    if human not in seats:
-        raise InvalidConfigError(f"--seat must be one of {', '.join(seats)}, got {_shown(human)}")
-    spec = EnvSpec(name, config)
-    opponents = {}
-    for index, seat in enumerate(seats):
-        if seat != human:
-            opponents[seat] = make_agent(args.vs, seed=args.seed * 100 + index)
-            start_game(opponents[seat], seat, spec)
-    env.reset(seed=args.seed)
-    raw = env.unwrapped
-    actions: list[int] = []
-    print(f"{name}: you are {human}; opponents: {printable(args.vs)}", file=out)
-    for agent in env.agent_iter():
-        observation, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        if agent == human:
-            print("\n" + _block(env.render()), file=out)
-            legal = np.flatnonzero(observation["action_mask"]).tolist()
-            names = [raw.game_state.action_to_string(a) for a in legal]
-            for number, text in enumerate(names, start=1):
-                print(f"  {number:>3}. {printable(text)}", file=out)
-            action = legal[ask_human(f"{human}, your move: ", names, read, out)]
-        else:
-            action = opponents[agent].act(observation)
-            # Never echo the action: it may be a face-down pick (C-3); the next render shows
-            # what the table shows.
-            print(f"{agent} has played", file=out)
-        actions.append(int(action))
-        env.step(action)
-    state = raw.game_state
-    print("\n" + _block(raw.render_text(state)), file=out)
-    returns = dict(zip(seats, state.returns(), strict=True))
-    print(f"result: {', '.join(f'{s} {r:+g}' for s, r in returns.items())}", file=out)
+    if args.seed is not None:
+        _check_number("--seed", SEED, args.seed)
+        check_seed(args.seed)
+    table = Table(name, args.vs, seat=args.seat, seed=args.seed, config=config)
+    human = table.human
+    print(
+        f"{name}: you are {human}; opponents: {printable(args.vs)}; seed {table.seed} "
+        f"(the same deal again: --seed {table.seed})",
+        file=out,
+    )
+    print(f"How to win: {how_to_win(name)}", file=out)
+    print("Type a move's letter or its name; ? for the rules in short, ?? for all.", file=out)
+    while not table.is_over():
+        _tell(table.story(), out)
+        print("\n" + _block(table.text()), file=out)
+        legal = table.legal_actions()
+        names = [label for _, label in legal]
+        for key, text in zip(menu_keys(len(names)), names, strict=True):
+            print(f"  {key:>3}) {printable(text)}", file=out)
+        choice = ask_human(f"{human}, your move: ", names, read, out, env_name=name)
+        table.act(legal[choice][0])
+    _tell(table.story(), out)
+    print("\n" + _block(table.text()), file=out)
+    outcome = table.outcome()
+    if outcome is not None:
+        print(outcome.line, file=out)
     if args.record:
         from .records import play_match, write_records
 
+        seats = table.seats
+        actions = list(table.actions)
         lineup: dict[str, Any] = {s: _Scripted(s, actions, seats) for s in seats}
-        record = play_match(name, lineup, args.seed, config)
+        record = play_match(name, lineup, table.seed, config)
         record = _with_lineup(record, {s: ("human" if s == human else args.vs) for s in seats})
         write_records(args.record, [record])
         print(f"recorded to {printable(args.record)}", file=out)
     return 0
+
+
+def _tell(lines: list[str], out: TextIO) -> None:
+    """The public events since the person's last move, one line each."""
+    for line in lines:
+        print(f"  > {printable(line, 1000)}", file=out)
 
 
 class _Scripted:
@@ -214,6 +266,39 @@ def _with_lineup(record: Any, lineup: dict[str, str]) -> Any:
     import dataclasses
 
     return dataclasses.replace(record, lineup=lineup)
+
+
+# --- rules and serve -------------------------------------------------------------------------
+def cmd_rules(args: argparse.Namespace, out: TextIO) -> int:
+    from cardarena.envs.rules_docs import COMMON, rules_text, short_rules
+
+    name = args.env if args.env == COMMON else _env_name(args.env)
+    print(short_rules(name) if args.short else rules_text(name, with_common=True), file=out)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
+    """Every flag and the ``--vs`` spec are checked before the web stack is imported."""
+    from cardarena.envs import make_raw
+
+    _check_number("--port", PORT, args.port)
+    _check_number("--max-games", MAX_GAMES, args.max_games)
+    for name in sorted(ENVS):  # the spec must at least exist; fitting a config is per game
+        seat = make_raw(name).possible_agents[0]
+        try:
+            start_game(make_agent(args.vs), seat, EnvSpec(name, {}))
+        except InvalidConfigError:
+            if parse_spec(args.vs)[0] not in AGENT_SPECS:
+                raise
+    try:
+        from cardarena.web.app import run_server
+    except ImportError as error:
+        raise InvalidConfigError(
+            f"cardarena serve needs the 'web' extra ({printable(error, 80)}): "
+            "pip install -e '.[web]' in a clone, or pip install 'cardarena[web]'"
+        ) from None
+    run_server(args.host, args.port, args.vs, args.max_games, float(args.idle_minutes) * 60)
+    return 0
 
 
 # --- eval ------------------------------------------------------------------------------------
@@ -457,6 +542,8 @@ def build_parser() -> argparse.ArgumentParser:
     subcommands: list[tuple[str, type, Callable[..., int]]] = [
         ("list", ListArgs, cmd_list),
         ("play", PlayArgs, cmd_play),
+        ("rules", RulesArgs, cmd_rules),
+        ("serve", ServeArgs, cmd_serve),
         ("eval", EvalArgs, cmd_eval),
         ("replay", ReplayArgs, cmd_replay),
         ("bench", BenchArgs, cmd_bench),
@@ -489,6 +576,8 @@ def _check_number(flag: str, rule: Number, value: Any) -> None:
 def _stopped(args: argparse.Namespace) -> str:
     """What Ctrl-C (or input running out) left undone, per command."""
     command = args.command
+    if command == "serve":
+        return "stopped; the server is down and its games are gone"
     if command == "play":
         return "stopped; the game was not finished" + (
             " and was not recorded" if getattr(args, "record", None) else ""

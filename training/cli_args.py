@@ -17,6 +17,9 @@ GAMES = Number(int, 1, 1_000_000)
 JOBS = Number(int, 1, 256)
 GAME_INDEX = Number(int, 0, 10**9)
 MIN_STEP = Number(int, 0, 10**15)
+PORT = Number(int, 1, 65535)
+MAX_GAMES = Number(int, 1, 100_000)
+IDLE_MINUTES = Number(float, 0.1, 10_080)
 
 
 @dataclass
@@ -34,12 +37,38 @@ class PlayArgs:
     """Agent spec for every other seat."""
     seat: str | None = None
     """Your seat (default: the first)."""
-    seed: int = field(default=0, metadata=meta(rule=SEED, metavar="S"))
-    """Seed of the deal."""
+    seed: int | None = field(default=None, metadata=meta(rule=SEED, metavar="S"))
+    """Seed of the deal (default: a fresh deal; the seed is printed so it can be dealt again)."""
     record: str | None = None
     """Append the game to this JSON-lines file."""
     config: list[str] | None = field(default=None, metadata=meta(nargs="*", metavar="KEY=VALUE"))
     """Env config."""
+
+
+@dataclass
+class RulesArgs:
+    """print the rules of an env as implemented (docs/rules/ENV.md)"""
+
+    env: str = field(metadata=meta(positional=True))
+    """Env name (see ``cardarena list``), or ``common`` for the rules all games share."""
+    short: bool = False
+    """Only the rules in short (what ``?`` prints at the play prompt)."""
+
+
+@dataclass
+class ServeArgs:
+    """play in a browser: a web table for every env (extra 'web')"""
+
+    host: str = "127.0.0.1"
+    """Address to listen on (the default serves this machine only)."""
+    port: int = field(default=8000, metadata=meta(rule=PORT, metavar="P"))
+    """Port to listen on."""
+    vs: str = "heuristic"
+    """Default agent spec for every other seat (a page may ask for another)."""
+    max_games: int = field(default=200, metadata=meta(rule=MAX_GAMES, metavar="N"))
+    """Games kept at once; the longest idle one makes room for a new one."""
+    idle_minutes: float = field(default=30.0, metadata=meta(rule=IDLE_MINUTES, metavar="M"))
+    """A game untouched this long is forgotten."""
 
 
 @dataclass
@@ -116,8 +145,11 @@ class CurvesArgs:
 __all__ = [
     "GAMES",
     "GAME_INDEX",
+    "IDLE_MINUTES",
     "JOBS",
+    "MAX_GAMES",
     "MIN_STEP",
+    "PORT",
     "SEED",
     "CurvesArgs",
     "EvalArgs",
@@ -125,4 +157,6 @@ __all__ = [
     "ListArgs",
     "PlayArgs",
     "ReplayArgs",
+    "RulesArgs",
+    "ServeArgs",
 ]

@@ -221,7 +221,7 @@ def test_02_train_and_evaluate(tmp_path):
 @pytest.mark.slow
 def test_03_custom_rules(tmp_path):
     _notebook, shown = run_checked("03_custom_rules.ipynb", tmp_path)
-    assert "inventions.csv, year" in shown  # Cardline on the deck written by the notebook
+    assert "inventions.csv), comparing year" in shown  # Cardline on the notebook's deck
     assert re.search(r"oracle\s+vs random: 100 games: 100 won", shown)
     assert "InvalidConfigError: deck rows, row 1, column 'year'" in shown
     for deck in ("standard", "middling", "polarised"):
