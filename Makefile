@@ -13,7 +13,7 @@ DEPS := pyproject.toml setup.py .ci/constraints.txt
 RLLIB_VENV ?= .venv-rllib
 RLLIB_PY := $(RLLIB_VENV)/bin/python
 
-.PHONY: demo test test-rllib lint bench clean
+.PHONY: demo test test-rllib lint bench clean browser
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +23,7 @@ $(VENV)/.installed-train: $(DEPS) | $(PY)
 	touch $@
 
 $(VENV)/.installed-dev: $(DEPS) | $(PY)
-	$(PIP_INSTALL) -e ".[train,dev,plot,fast,bench]"
+	$(PIP_INSTALL) -e ".[train,dev,plot,fast,bench,web]"
 	touch $@
 
 demo: $(VENV)/.installed-train
@@ -32,10 +32,20 @@ demo: $(VENV)/.installed-train
 lint: $(VENV)/.installed-dev
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m mypy envs agents training
+	$(PY) -m mypy envs agents training web
+
+# The browser tests (tests/web) drive Debian's chromium through Playwright; nothing downloads a
+# browser of its own. As root it is installed here; otherwise the tests say how and skip
+# (CARDARENA_REQUIRE_BROWSER=1, set by .ci/run, makes a missing browser a failure).
+BROWSER ?= /usr/bin/chromium
+browser:
+	@if [ ! -x $(BROWSER) ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	elif [ ! -x $(BROWSER) ]; then \
+		echo "no $(BROWSER): the browser tests skip (sudo apt-get install chromium)"; fi
 
 # -n auto: pytest-xdist, one worker per core (the vector suite proves 1.2M transitions).
-test: lint
+test: lint browser
 	$(PY) -m pytest -n auto
 	$(MAKE) test-rllib
 

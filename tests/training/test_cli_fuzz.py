@@ -2,9 +2,9 @@
 usage error or one clean line and a known exit code, never a traceback.
 
 The flags are read off ``build_parser()`` (so a new subcommand or flag is fuzzed without editing
-this file); the expensive work (training, tournaments, benchmark loops, the prompt) is stubbed
-so that a valid argument list returns at once. ``CARDARENA_DEBUG=1`` makes an internal error
-raise here instead of printing its one line, so hypothesis reports and shrinks it.
+this file); the expensive work (training, tournaments, benchmark loops, the prompt, the web
+server) is stubbed so that a valid argument list returns at once. ``CARDARENA_DEBUG=1`` makes an
+internal error raise here instead of printing its one line, so hypothesis reports and shrinks it.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from cardarena.envs import ENVS
 from cardarena.training import bench, cli, tournament, tournament_vector
 from cardarena.training import train as train_module
+from cardarena.web import app as web_app
 
 PARSER = cli.build_parser()
 
@@ -150,10 +151,11 @@ def _stub(patch: pytest.MonkeyPatch, work: Path) -> None:
     patch.setattr(tournament_vector, "run_vector_tournament", lambda *a, **k: _Result())
     patch.setattr(bench, "run", bench.check_args)  # the checks, not the measuring
     patch.setattr(cli, "ask_human", _no_more_input)
+    patch.setattr(web_app, "run_server", lambda *args, **kwargs: None)  # serve: checks only
     patch.setattr(sys, "stdin", io.StringIO(""))
 
 
-def _no_more_input(*args: Any) -> int:
+def _no_more_input(*args: Any, **kwargs: Any) -> int:
     raise EOFError
 
 

@@ -1,0 +1,1 @@
+"""The table in a browser: ``cardarena serve`` (extra ``web``)."""
