@@ -124,3 +124,38 @@ def test_every_registered_env_has_a_seat_at_the_table():
         while not table.is_over():
             table.act(table.legal_actions()[0][0])
         assert table.outcome().result in {"won", "lost", "drew", "truncated"}
+
+
+#: A line each game must tell a person in a whole game (through a real stdin, below).
+TOLD = {
+    "promise_war_v0": [r"you picked \d+ face down", r"trick \d+ revealed: you \d+, player_1 \d+",
+                       r"(you take|player_1 takes) trick \d+ \(\d+ cards\): won \d+ -> \d+"],
+    "ironman_war_v0": [r"you put .+ face down for battle 1",
+                       r"battle 1 begins: you flip .+, war_machine flips .+",
+                       r"(you win|war_machine wins) battle \d: (your|war_machine's) .+ = \d+ beat"],
+    "beast_wars_v0": [r"you picked .+ \(beast \d+/\d+/\d+/\d+, robot \d+/\d+/\d+/\d+\)",
+                      r"predacon picked a character, hidden until play starts",
+                      r"play starts, .+ moves first"],
+    "cardline_v0": [r"you placed .+ \(\d+\) .+: (right, it stays|wrong, to the box)",
+                    r"player_1 placed .+ \(\d+\) .+: (right, it stays|wrong, to the box)"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("env", BUILTIN)
+def test_a_whole_game_through_stdin_tells_the_events_of_each_game(env):
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "cardarena.training.cli", "play", env, "--vs", "heuristic",
+         "--seed", "4"],
+        input="a\n" * 3000, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    # (piped input is not echoed, so a line may follow the prompt on the same line)
+    told = "\n".join(
+        line.split("  > ", 1)[1] for line in done.stdout.splitlines() if "  > " in line
+    )
+    for pattern in TOLD[env]:
+        assert re.search(pattern, told), (pattern, told[:2000])
+    assert len(END.findall(done.stdout)) == 1
