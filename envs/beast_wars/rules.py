@@ -755,23 +755,26 @@ class BeastWarsState(RulesState):
         if winner != DRAW:
             self._returns = (1.0, -1.0) if winner == MAXIMAL else (-1.0, 1.0)
         if self.events is not None:
-            left = self.scores()
-            if winner == DRAW:
-                reason = "cap"
-            elif left[1 - winner] == 0:
-                reason = "eliminated"
-            elif self.board_counts[winner] == NUM_CELLS:
-                reason = "full_board"
-            else:
-                reason = "cap"
             self.log(
                 "game_over",
                 winner=-1 if winner == DRAW else winner,
-                reason=reason,
-                left=list(left),
+                reason=self.end_reason(),
+                left=list(self.scores()),
                 turn=self.turn,
                 max_turns=self.game.max_turns,
             )
+
+    def end_reason(self) -> str:
+        """Why a finished game ended: "eliminated" (the loser has no character left),
+        "full_board" (the winner holds every cell) or "cap" (BW-8, a draw included)."""
+        winner = self.winner
+        if winner == DRAW:
+            return "cap"
+        if self.scores()[1 - winner] == 0:
+            return "eliminated"
+        if self.board_counts[winner] == NUM_CELLS:
+            return "full_board"
+        return "cap"
 
     # --- the event log (only while recording; kinds in envs/beast_wars/story.py) -----------
     def record_events(self) -> None:

@@ -70,17 +70,8 @@ def _character(state: BeastWarsState, piece: int) -> dict[str, Any]:
 def _result(state: BeastWarsState) -> dict[str, Any] | None:
     if state.phase != OVER:
         return None
-    left = list(state.scores())
-    winner = state.winner
-    if winner == DRAW:
-        return {"winner": None, "reason": "cap", "left": left}
-    if left[1 - winner] == 0:
-        reason = "eliminated"
-    elif state.board_counts[winner] == NUM_CELLS:
-        reason = "full_board"
-    else:
-        reason = "cap"
-    return {"winner": AGENTS[winner], "reason": reason, "left": left}
+    winner = None if state.winner == DRAW else AGENTS[state.winner]
+    return {"winner": winner, "reason": state.end_reason(), "left": list(state.scores())}
 
 
 def table_view(state: BeastWarsState, seat: int) -> dict[str, Any]:
