@@ -11,6 +11,8 @@ tournament, replay a recorded game, measure speed.
     cardarena bench [--seconds S] [--rounds R] [--env ENV ...] [--learn | --vector]
     cardarena train ENV [--steps N] [--opponent SPEC] [--selfplay] [--out DIR] [--seed S]
         [--resume] [--n-envs K] ...
+    cardarena exploit ENV AGENT [--steps N] [--out DIR] [--seed S] [--start scratch|agent|both]
+        [--games G] [--num-players P] [--config K=V ...]
 
 Agents are spec strings (``random``, ``heuristic``, ``oracle``, ``noisy:sigma=0.3`` ...);
 ``cardarena play ENV --vs nope`` lists the known ones.
@@ -53,6 +55,7 @@ from .cli_args import (
     SEED,
     CurvesArgs,
     EvalArgs,
+    ExploitArgs,
     ExportArgs,
     ListArgs,
     PlayArgs,
@@ -496,6 +499,28 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+# --- exploit ---------------------------------------------------------------------------------
+def cmd_exploit(args: argparse.Namespace, out: TextIO) -> int:
+    """Every value, the agent and the folder are checked (``plan_exploit``, for a
+    ``Namespace`` built in Python too) before the first training starts."""
+    from .exploit import plan_exploit, run_exploit
+
+    plan = plan_exploit(
+        args.env,
+        args.agent,
+        steps=args.steps,
+        out=args.out,
+        seed=args.seed,
+        start=args.start,
+        games=args.games,
+        num_players=args.num_players,
+        config=_config(args.config),
+        progress=args.progress,
+    )
+    run_exploit(plan, out)
+    return 0
+
+
 # --- export and curves ------------------------------------------------------------------------
 def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     from .export import best_checkpoint, export_checkpoint
@@ -548,6 +573,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("replay", ReplayArgs, cmd_replay),
         ("bench", BenchArgs, cmd_bench),
         ("train", TrainArgs, cmd_train),
+        ("exploit", ExploitArgs, cmd_exploit),
         ("export", ExportArgs, cmd_export),
         ("curves", CurvesArgs, cmd_curves),
     ]
@@ -591,6 +617,14 @@ def _stopped(args: argparse.Namespace) -> str:
         return "stopped; continue from the last checkpoint with the same command and --resume"
     if command == "export":
         return f"stopped; {printable(args.out)} may be missing or incomplete"
+    if command == "exploit":
+        from .exploit import default_out
+
+        where = args.out if args.out is not None else default_out(args.env, args.agent)
+        return (
+            f"stopped; no {printable(Path(where) / 'exploit.json')} written (the training "
+            f"runs in {printable(where)} keep their checkpoints)"
+        )
     if command == "curves":
         return "stopped; no plot written"
     if command == "bench":

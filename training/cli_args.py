@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .exploit import DEFAULT_GAMES, STARTS
 from .schema import Number, meta
 
 #: What the commands' numeric flags allow (checked by argparse, and again in the commands).
@@ -20,6 +21,9 @@ MIN_STEP = Number(int, 0, 10**15)
 PORT = Number(int, 1, 65535)
 MAX_GAMES = Number(int, 1, 100_000)
 IDLE_MINUTES = Number(float, 0.1, 10_080)
+STEPS = Number(int, 1, 10**12)
+TRAIN_SEED = Number(int, 0, 2**32 - 1)
+PLAYERS = Number(int, 2, 64)
 
 
 @dataclass
@@ -142,6 +146,48 @@ class CurvesArgs:
     """The PNG file to write."""
 
 
+@dataclass
+class ExploitArgs:
+    """approximate exploitability: train a best response to AGENT and measure what it wins.
+
+    PPO on the batched engine (extra 'train') learns against the frozen AGENT in every other
+    seat, seats rotated. An agent with a network (pretrained, an exported .npz, a checkpoint
+    folder) gets two starts, warm-started from its own weights and from scratch (--start
+    both); any other agent (heuristic, random, a search agent, played row by row and slowly
+    when it has no batched form) from scratch. Each final network is then measured on
+    --games fresh games against AGENT. The approximate exploitability is the best
+    response's win rate (wins / games) with its 95% Wilson interval, and for two-player
+    zero-sum games also its expected return (wins - losses) / games: a lower bound on what
+    a true best response wins, next to the agent's own self-play rate on the same games.
+    Writes OUT/exploit.json, OUT/exploit.png (extra 'plot') and OUT/scratch, OUT/agent (the
+    training runs)."""
+
+    env: str = field(metadata=meta(positional=True))
+    """Env name, e.g. promise_war_v0 (see ``cardarena list``)."""
+    agent: str = field(metadata=meta(positional=True))
+    """The agent spec to exploit (pretrained, heuristic, random, FILE.npz, a checkpoint
+    folder ...)."""
+    steps: int | None = field(default=None, metadata=meta(rule=STEPS, metavar="N"))
+    """Learner decisions per start, rounded up to whole rollouts (default: the agent's own
+    training budget when its file records one, else 2,000,000)."""
+    out: Path | None = field(default=None, metadata=meta(metavar="DIR"))
+    """Output folder (default ``runs/exploit/<env>/<agent>``); must not hold a run yet."""
+    seed: int = field(default=0, metadata=meta(rule=TRAIN_SEED, metavar="S"))
+    """Seeds the training; the measurement's games come from a stream derived from it that
+    the training and its evaluations never use."""
+    start: str | None = field(default=None, metadata=meta(choices=STARTS))
+    """``scratch``, ``agent`` (warm start from the agent's network) or ``both`` (the default
+    when the agent has a network that fits, else ``scratch``)."""
+    games: int = field(default=DEFAULT_GAMES, metadata=meta(rule=GAMES, metavar="G"))
+    """Fresh games of the final measurement, per start."""
+    num_players: int | None = field(default=None, metadata=meta(rule=PLAYERS, metavar="P"))
+    """Seats at the table for envs that take ``num_players`` (None: the env's default)."""
+    config: list[str] | None = field(default=None, metadata=meta(nargs="*", metavar="KEY=VALUE"))
+    """Env config."""
+    progress: bool = True
+    """A counter line on stderr while training (``--no-progress``: none)."""
+
+
 __all__ = [
     "GAMES",
     "GAME_INDEX",
@@ -149,10 +195,14 @@ __all__ = [
     "JOBS",
     "MAX_GAMES",
     "MIN_STEP",
+    "PLAYERS",
     "PORT",
     "SEED",
+    "STEPS",
+    "TRAIN_SEED",
     "CurvesArgs",
     "EvalArgs",
+    "ExploitArgs",
     "ExportArgs",
     "ListArgs",
     "PlayArgs",

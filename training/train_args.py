@@ -186,7 +186,9 @@ class TrainArgs:
     """Torch device for the network (``auto``: CUDA when available). Not a checkpoint
     setting: a resumed run may use another device; checkpoints hold CPU arrays."""
     checkpoint_every: int = field(default=20_000, metadata=meta(rule=Number(int, 1, _NEVER), **PPO))
-    """Steps between checkpoints (``out/checkpoints/step_<N>`` and ``out/latest``)."""
+    """Steps between checkpoints (``out/checkpoints/step_<N>`` and ``out/latest``). With
+    ``--backend vector`` each checkpoint deals every game anew (for an exact resume): keep it at
+    10 rollouts or more (e.g. 500000), or long games are cut short."""
     eval_every: int = field(default=20_000, metadata=meta(rule=Number(int, 0, _NEVER), **PPO))
     """Steps between evaluations against random and the heuristic (0: none during training;
     an env without a heuristic is evaluated against random alone)."""

@@ -25,9 +25,10 @@ import csv
 import json
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -43,6 +44,9 @@ from .league import LeaguePool, measure_league, restore_loss_rates, save_loss_ra
 from .resume import check_same_league, check_same_settings, read_step, resume_point
 from .run_lock import RunLock
 from .train_args import TrainArgs
+
+if TYPE_CHECKING:
+    from .vector_ppo import WarmStart
 
 #: ``league/step_<N>.json``: the loss rates a resume from checkpoint ``N`` starts with.
 LEAGUE_HISTORY = "league"
@@ -75,8 +79,20 @@ def ppo_config(args: TrainArgs) -> Any:
     )
 
 
-def train_vector(args: TrainArgs) -> Path:
-    """Train as resolved ``args`` say on the batched engine; the final checkpoint's path."""
+def train_vector(
+    args: TrainArgs,
+    *,
+    warm_start: WarmStart | None = None,
+    evaluate_against: Sequence[str] = (),
+    config: Mapping[str, Any] | None = None,
+) -> Path:
+    """Train as resolved ``args`` say on the batched engine; the final checkpoint's path.
+
+    The hooks ``cardarena exploit`` drives the run with (a resume ignores the first, its
+    checkpoint holds the network): ``warm_start``, a network the learner starts from instead
+    of a fresh one (``VectorPPO.warm_start``); ``evaluate_against``, agent specs every
+    evaluation measures the learner against besides the baselines (``eval.jsonl`` rows get
+    their ``win_rate_<spec>``); ``config``, env config besides ``num_players``."""
     try:
         import torch
     except ImportError as missing:
@@ -87,18 +103,25 @@ def train_vector(args: TrainArgs) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(args.torch_threads)
     with RunLock(out):
-        return _Run(args, out).train()
+        return _Run(args, out, warm_start, evaluate_against, config).train()
 
 
 class _Run:
     """One training run: the learner, its league, its folder."""
 
-    def __init__(self, args: TrainArgs, out: Path) -> None:
+    def __init__(
+        self,
+        args: TrainArgs,
+        out: Path,
+        warm_start: WarmStart | None = None,
+        evaluate_against: Sequence[str] = (),
+        config: Mapping[str, Any] | None = None,
+    ) -> None:
         from .vector_env import LearnerBatch
         from .vector_ppo import VectorPPO
 
         self.args, self.out = args, out
-        self.spec = EnvSpec(args.env, _env_config(args))
+        self.spec = EnvSpec(args.env, {**(config or {}), **_env_config(args)})
         if args.resume:
             check_same_league(out, args)
         latest = resume_point(out)
@@ -108,6 +131,8 @@ class _Run:
         if self.checkpoint is not None:
             check_same_settings(out, args, GEOMETRY, "rollout flags")
         self.baselines = available_baselines(self.spec)
+        extra = [spec for spec in evaluate_against if spec not in self.baselines]
+        self.evaluated = [*self.baselines, *dict.fromkeys(extra)]
         opponents = args.opponent or (self.baselines if args.selfplay else ["random"])
         self.opponents = list(opponents)
         self.pool: LeaguePool | None = None
@@ -129,12 +154,17 @@ class _Run:
             args.seed,
             self.pool if self.pool is not None else self.opponents,
             True,
-            _env_config(args),
+            dict(self.spec.config),
         )
         self.scaler = self.batch.scaler
         self.model = VectorPPO(self.batch, ppo_config(args), args.seed)
         if self.checkpoint is None:
             saved = {**asdict(args), "precision_used": self.model.config.precision}
+            if config:
+                saved["env_config"] = dict(self.spec.config)
+            if warm_start is not None:
+                loaded = self.model.warm_start(warm_start)
+                saved["warm_start"] = {"source": warm_start.source, "loaded": loaded}
             (out / "args.json").write_text(json.dumps(saved, default=str, indent=2))
         else:
             self._restore(self.checkpoint)
@@ -227,7 +257,7 @@ class _Run:
         def play(opponent: str, games: int) -> Any:
             return evaluate_batched(self.spec, learner, opponent, games, seed)
 
-        row = evaluation_row(args.env, step, final, self.baselines, games, play)
+        row = evaluation_row(args.env, step, final, self.evaluated, games, play)
         if self.pool is not None and not final:
             rates = measure_league(self.pool, row, play, args.league_eval_games)
             row["league_loss_rates"] = rates
@@ -254,6 +284,7 @@ class _Run:
 
     def train(self) -> Path:
         args, model = self.args, self.model
+        _warn_short_checkpoints(args)
         logs = self.out / "logs" / f"run_{self.start_step}"
         logs.mkdir(parents=True, exist_ok=True)
         self.batch.reset()
@@ -306,6 +337,26 @@ class _Run:
 
 #: Settings a vector resume must repeat: they shape the rollout and its generators.
 GEOMETRY = ("num_envs", "rollout_steps", "minibatch_size", "seed", "num_players")
+
+
+#: Checkpoints closer than this many rollouts cut games short (each one deals every game anew).
+MIN_CHECKPOINT_ROLLOUTS = 10
+
+
+def _warn_short_checkpoints(args: TrainArgs) -> None:
+    """Say so when ``--checkpoint-every`` is under ``MIN_CHECKPOINT_ROLLOUTS`` rollouts: every
+    checkpoint ends the games in flight (for an exact resume), so games longer than the
+    interval's moves per game never reach their end and their rewards (the default 20,000
+    suits the SB3 backend, not this one)."""
+    rollout = args.num_envs * args.rollout_steps
+    if args.checkpoint_every < MIN_CHECKPOINT_ROLLOUTS * rollout:
+        print(
+            f"note: --checkpoint-every {args.checkpoint_every:,} is under "
+            f"{MIN_CHECKPOINT_ROLLOUTS} rollouts ({MIN_CHECKPOINT_ROLLOUTS * rollout:,} steps "
+            f"at --num-envs {args.num_envs} x --rollout-steps {args.rollout_steps}); each "
+            "checkpoint deals every game anew, so long games are cut short",
+            file=sys.stderr,
+        )
 
 
 def _league_at(step: int) -> str:

@@ -38,6 +38,7 @@ action and minibatch order from one ``torch.Generator`` seeded with ``seed``, ev
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +47,7 @@ import torch
 from torch import nn
 
 from cardarena.agents.numpy_policy import NumpyPolicy
-from cardarena.envs.core import ObservationScaler
+from cardarena.envs.core import InvalidConfigError, ObservationScaler
 
 #: The ``precision`` choices.
 PRECISIONS = ("bfloat16", "float32")
@@ -371,6 +372,45 @@ class VectorPPO:
         self.num_timesteps += self.config.rollout_size
         return stats
 
+    # --- starting from another network ----------------------------------------------------
+    def warm_start(self, start: WarmStart) -> str:
+        """Put ``start``'s weights into the network before the first rollout (``cardarena
+        exploit``: a best response that begins as the agent it answers). The policy branch
+        and the action head are copied from ``start.policy``; the value branch from
+        ``start.value`` when it is given and fits (a checkpoint's whole state dict, SB3
+        names), else it keeps its fresh initialisation (an exported policy has no value
+        network). Refused with ``InvalidConfigError``, saying what differs, unless the hidden
+        widths, the activation (tanh), the observation size, the actions and the observation
+        scaler are this learner's. Returns which parts were loaded."""
+        problem = warm_start_problem(
+            start.policy, self.config.net_arch, self.batch.scaler, self.batch.num_actions
+        )
+        if problem is not None:
+            raise InvalidConfigError(
+                f"cannot start from {start.source or 'that policy'}: {problem}"
+            )
+        arrays: dict[str, np.ndarray] = {}
+        for index, (weight, bias) in enumerate(start.policy.layers[:-1]):
+            arrays[f"mlp_extractor.policy_net.{2 * index}.weight"] = weight
+            arrays[f"mlp_extractor.policy_net.{2 * index}.bias"] = bias
+        arrays["action_net.weight"], arrays["action_net.bias"] = start.policy.layers[-1]
+        own = self.network.state_dict()
+        value = {k: v for k, v in (start.value or {}).items() if "value_net" in k}
+        value_fits = bool(value) and set(value) == {k for k in own if "value_net" in k}
+        value_fits = value_fits and all(
+            tuple(v.shape) == tuple(own[k].shape) for k, v in value.items()
+        )
+        if value_fits:
+            arrays.update(value)
+        with torch.no_grad():
+            for name, array in arrays.items():
+                own[name].copy_(torch.from_numpy(np.asarray(array, np.float32)))
+        if value_fits:
+            return "policy and value networks"
+        if value:
+            return "policy network (the value network has other shapes: it starts fresh)"
+        return "policy network (no value network to copy: it starts fresh)"
+
     # --- playing the current policy elsewhere ---------------------------------------------
     def numpy_policy(self, scaler: ObservationScaler, meta: dict[str, Any]) -> NumpyPolicy:
         """The acting half as a ``NumpyPolicy`` (greedy evaluation, snapshots in memory)."""
@@ -385,6 +425,39 @@ class VectorPPO:
         ]
         layers.append((state["action_net.weight"], state["action_net.bias"]))
         return NumpyPolicy(layers, "tanh", scaler.offset, scaler.scale, meta)
+
+
+@dataclass(frozen=True)
+class WarmStart:
+    """A network to start training from: an agent's acting half (``NumpyPolicy``: a shipped
+    or exported policy, a checkpoint's) and, when known, its value branch (a checkpoint's
+    ``state_dict`` arrays by SB3 name). ``source`` names it in messages."""
+
+    policy: NumpyPolicy
+    value: Mapping[str, np.ndarray] | None = None
+    source: str = ""
+
+
+def warm_start_problem(
+    policy: NumpyPolicy, net_arch: Sequence[int], scaler: ObservationScaler, actions: int
+) -> str | None:
+    """Why ``policy`` cannot seed an ``ActorCritic`` of ``net_arch`` on an env of this
+    ``scaler`` and ``actions`` (None: it can): what ``VectorPPO.warm_start`` checks."""
+    widths = [int(weight.shape[0]) for weight, _ in policy.layers[:-1]]
+    if policy.activation != "tanh":
+        return f"its activation is {policy.activation}, the trainer's network is tanh only"
+    if widths != [int(width) for width in net_arch]:
+        return f"its hidden layers are {widths}, the learner's {list(net_arch)}"
+    if policy.offset.shape != scaler.offset.shape or policy.actions != actions:
+        return (
+            f"it takes {policy.offset.size} observation values and {policy.actions} actions, "
+            f"the env {scaler.offset.size} and {actions}"
+        )
+    if not (
+        np.array_equal(policy.offset, scaler.offset) and np.array_equal(policy.factor, scaler.scale)
+    ):
+        return "its observation scaler differs from the env's (the env changed since)"
+    return None
 
 
 def flops_per_step(observation_size: int, actions: int, config: PPOConfig) -> float:
@@ -407,9 +480,11 @@ __all__ = [
     "PPOConfig",
     "Rollout",
     "VectorPPO",
+    "WarmStart",
     "default_precision",
     "flops_per_step",
     "gae",
     "masked_entropy",
     "masked_log_probs",
+    "warm_start_problem",
 ]

@@ -418,6 +418,9 @@ def interrupted(*args, **kwargs):
          "stopped; p.npz may be missing or incomplete"),
         (["curves", "run"], "cardarena.training.curves.plot_learning_curves",
          "stopped; no plot written"),
+        (["exploit", "promise_war_v0", "random", "--out", "x"],
+         "cardarena.training.exploit.run_exploit",
+         "stopped; no x/exploit.json written (the training runs in x keep their checkpoints)"),
     ],
 )  # fmt: skip
 def test_ctrl_c_gives_each_command_its_own_message(
@@ -432,7 +435,7 @@ def test_ctrl_c_gives_each_command_its_own_message(
 
 def test_every_command_has_a_ctrl_c_test():
     tested = {"list", "play", "eval", "replay", "bench", "train", "export", "curves", "rules",
-              "serve"}  # fmt: skip
+              "serve", "exploit"}  # fmt: skip
     assert {command[0] for command in COMMANDS if command} == tested
 
 

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cardarena.envs import ENVS
-from cardarena.training import bench, cli, tournament, tournament_vector
+from cardarena.training import bench, cli, exploit, tournament, tournament_vector
 from cardarena.training import train as train_module
 from cardarena.web import app as web_app
 
@@ -65,6 +65,7 @@ anything = st.one_of(
 BY_DEST = {
     "env": st.sampled_from([*sorted(ENVS), "chess_v6"]),
     "agents": st.sampled_from(SPECS),
+    "agent": st.sampled_from([*SPECS, "pretrained"]),
     "vs": st.sampled_from(SPECS),
     "opponent": st.sampled_from(SPECS),
     "config": st.sampled_from(CONFIGS),
@@ -147,6 +148,7 @@ def _stub(patch: pytest.MonkeyPatch, work: Path) -> None:
     patch.chdir(work)
     patch.setenv(cli.DEBUG_VARIABLE, "1")
     patch.setattr(train_module, "train", lambda args: work)
+    patch.setattr(exploit, "run_exploit", lambda plan, stream=None: {})  # checks, no training
     patch.setattr(tournament, "run_tournament", lambda *args, **kwargs: _Result())
     patch.setattr(tournament_vector, "run_vector_tournament", lambda *a, **k: _Result())
     patch.setattr(bench, "run", bench.check_args)  # the checks, not the measuring
@@ -223,6 +225,8 @@ def test_no_argument_list_gives_a_traceback(tmp_path_factory):
         ["replay", "game.jsonl", "--step"],
         ["eval", "promise_war_v0", "random", "heuristic", "--out", "results"],
         ["train", "promise_war_v0"],
+        ["exploit", "promise_war_v0", "pretrained", "--out", "x"],
+        ["exploit", "cardline_v0", "memory", "--steps", "1"],
         ["list"],
     ],
 )
