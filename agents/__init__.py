@@ -10,14 +10,20 @@ from .base import (
     BaseAgent,
     EnvSpec,
     Observation,
+    SearchAgent,
+    choose,
     env_spec_of,
     legal_actions,
     per_seat,
+    sample_infostate,
     start_game,
 )
 
 # Importing the heuristics registers the specs heuristic, oracle, noisy and memory.
 from .heuristics import HeuristicAgent
+
+# Importing it registers the spec ismcts (information-set Monte-Carlo tree search).
+from .ismcts import ISMCTSAgent
 from .numpy_policy import NumpyPolicy, NumpyPolicyAgent
 from .policy_agent import MaskablePolicyAgent
 
@@ -32,17 +38,21 @@ __all__ = [
     "BaseAgent",
     "EnvSpec",
     "HeuristicAgent",
+    "ISMCTSAgent",
     "MaskablePolicyAgent",
     "NumpyPolicy",
     "NumpyPolicyAgent",
     "Observation",
     "PretrainedAgent",
     "RandomAgent",
+    "SearchAgent",
+    "choose",
     "env_spec_of",
     "legal_actions",
     "make_agent",
     "parse_spec",
     "per_seat",
     "register_agent",
+    "sample_infostate",
     "start_game",
 ]

@@ -11,7 +11,10 @@ caller passes, so a seeded batch replays exactly.
 ``"heuristic"``, ``"pretrained"``, an exported ``.npz``, a saved ``.zip`` or a checkpoint
 folder) or a scalar ``Agent`` into its batched twin, or None when it has none (a torch
 ``MaskablePolicyAgent``, the Cardline knowledge agents, a person). ``rows_agent`` plays any
-scalar ``Agent`` row by row behind the same interface, slowly, for those.
+scalar ``Agent`` row by row behind the same interface, slowly, for those. A search agent
+(``ismcts``: ``needs_state``) has no batched form and plays row by row only when the caller
+passes ``state_of`` (the batch's ``state_of(slot)``, e.g. ``BatchEnv.state_of``), which gives
+each row's rules state for ``choose`` to resample; without it ``as_batched`` refuses it.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import copy
 import importlib
 import inspect
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -28,7 +32,7 @@ from cardarena.envs.core import InvalidConfigError
 from cardarena.envs.core.kernels import random_legal_actions
 from cardarena.envs.core.validation import check_bool
 
-from .base import Agent, EnvSpec, start_game
+from .base import Agent, EnvSpec, choose, needs_state, start_game
 from .heuristics import HeuristicAgent, has_heuristic
 from .numpy_policy import ACTIVATIONS, NumpyPolicy, NumpyPolicyAgent
 from .policy_agent import CheckpointAgent, MaskablePolicyAgent, SavedModelAgent
@@ -199,11 +203,27 @@ class RowsAgent:
     without a batched form). Every (slot, seat) gets its own copy of the prototype, told
     ``start_game`` and reseeded from ``rng`` before its first move of each game, as the
     single-game bridge treats its drawn opponents. A torch ``MaskablePolicyAgent`` (no memory,
-    no generator, a model too big to copy per seat) is shared by every row."""
+    no generator, a model too big to copy per seat) is shared by every row. A search agent
+    needs ``state_of`` (slot -> that game's rules state now; module docstring)."""
 
-    def __init__(self, prototype: Agent | str, env_spec: EnvSpec) -> None:
+    def __init__(
+        self,
+        prototype: Agent | str,
+        env_spec: EnvSpec,
+        state_of: Callable[[int], Any] | None = None,
+    ) -> None:
         self.prototype = prototype
         self.env_spec = env_spec
+        self.state_of: Callable[[int], Any] = state_of or _no_state
+        sample = make_agent(prototype) if isinstance(prototype, str) else prototype
+        self._searching = needs_state(sample)
+        if self._searching and state_of is None:
+            raise InvalidConfigError(
+                f"{sample!r} is a search agent: it plays on the batched engine only when the "
+                "caller gives each game's rules state (as_batched(agent, env_spec, "
+                "state_of=batch.state_of)); play it in a scalar harness instead: eval "
+                "without --vector or --field, play, serve, a tournament"
+            )
         self.seat_names = list(env_spec.make_raw().possible_agents)
         self._shared = prototype if isinstance(prototype, MaskablePolicyAgent) else None
         self._agents: dict[tuple[int, int], Agent] = {}
@@ -240,7 +260,11 @@ class RowsAgent:
                 "observation": np.array(observations[m], np.float32),
                 "action_mask": masks[m].astype(np.int8),
             }
-            out[m] = int(agent.act(view))
+            if self._searching:
+                state = self.state_of(int(slots[m]))
+                out[m] = int(choose(agent, view, state, int(seats[m])))
+            else:
+                out[m] = int(agent.act(view))
         return out
 
     def new_games(self, slots: np.ndarray) -> None:
@@ -249,6 +273,10 @@ class RowsAgent:
 
     def __repr__(self) -> str:
         return f"RowsAgent({self.prototype!r})"
+
+
+def _no_state(slot: int) -> Any:
+    raise InvalidConfigError("this RowsAgent was given no state_of: it cannot play a search agent")
 
 
 def _policy_for(policy: NumpyPolicy, env_spec: EnvSpec, deterministic: bool) -> BatchedPolicy:
@@ -315,11 +343,14 @@ def _is_batched(item: Any) -> bool:
         return False
 
 
-def as_batched(spec_or_agent: Any, env_spec: EnvSpec) -> BatchedAgent:
+def as_batched(
+    spec_or_agent: Any, env_spec: EnvSpec, state_of: Callable[[int], Any] | None = None
+) -> BatchedAgent:
     """``batched_agent``, falling back to ``RowsAgent`` (row by row) when there is no batched
-    form."""
+    form; ``state_of`` (slot -> rules state) lets a search agent play that way, and without it
+    a search agent is refused with ``InvalidConfigError``."""
     agent = batched_agent(spec_or_agent, env_spec)
-    return RowsAgent(spec_or_agent, env_spec) if agent is None else agent
+    return RowsAgent(spec_or_agent, env_spec, state_of) if agent is None else agent
 
 
 __all__ = [

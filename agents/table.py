@@ -20,7 +20,7 @@ from cardarena.envs import make_raw
 from cardarena.envs.core import InvalidConfigError, check_seed
 from cardarena.envs.core.events import Event
 
-from .base import EnvSpec, start_game
+from .base import EnvSpec, choose, start_game
 from .specs import make_agent
 
 #: The largest seed a fresh deal draws (printed so the game can be dealt again).
@@ -102,7 +102,7 @@ class Table:
         """Play the agents' turns until the person is to act or the game is over."""
         while not self.is_over() and self.env.agent_selection != self.human:
             agent = self.env.agent_selection
-            action = int(self.opponents[agent].act(self.env.observe(agent)))
+            action = int(choose(self.opponents[agent], self.env.observe(agent), self.env, agent))
             self.env.step(action)  # checked: an agent's illegal action raises here
             self.actions.append(action)
 

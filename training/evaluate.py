@@ -9,7 +9,15 @@ from typing import Any
 
 from pettingzoo import AECEnv
 
-from cardarena.agents import Agent, EnvSpec, env_spec_of, make_agent, per_seat, start_game
+from cardarena.agents import (
+    Agent,
+    EnvSpec,
+    choose,
+    env_spec_of,
+    make_agent,
+    per_seat,
+    start_game,
+)
 from cardarena.envs.core import InvalidConfigError
 
 #: The fixed opponents a learner is measured, and a league anchored, against where the env
@@ -89,7 +97,7 @@ def play_game(env: AECEnv, agents: dict[str, Agent], seed: int | None = None) ->
             final_info = info
             env.step(None)
         else:
-            env.step(agents[agent].act(observation))
+            env.step(choose(agents[agent], observation, env, agent))
             steps += 1
     return GameRecord(rewards, truncated_any, steps, dict(final_info))
 

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from cardarena.agents import Agent, EnvSpec, make_agent, start_game
+from cardarena.agents import Agent, EnvSpec, choose, make_agent, start_game
 from cardarena.envs import make
 from cardarena.envs.core import (
     ILLEGAL_ACTION,
@@ -386,7 +386,8 @@ def _play(
             continue
         # A malformed action (not an integer in range) raises IllegalActionError here; a
         # well-formed illegal one ends the game with the offender named.
-        action = coerce_action(agents[seat].act(observation), num_actions, seat)
+        chosen = choose(agents[seat], observation, game, seat)  # search agents: a resample
+        action = coerce_action(chosen, num_actions, seat)
         game.step(action)
         actions.append(action)
     outcome = final_info.get("outcome", TERMINATED)

@@ -1,0 +1,237 @@
+"""The ``ismcts`` search agent: it reads only its seat's information (bit-exact decisions
+whatever the hidden cards are), every harness drives it through ``choose``, it beats random,
+and it plays every table size."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import numpy as np
+import pytest
+
+from cardarena.agents import ISMCTSAgent, choose, make_agent, start_game
+from cardarena.agents.base import EnvSpec
+from cardarena.agents.batched import as_batched, batched_agent
+from cardarena.agents.ismcts import NODE_KINDS
+from cardarena.envs import make_raw
+from cardarena.envs.core import InvalidConfigError
+from cardarena.envs.vector import make_vec
+from cardarena.training import cli
+from cardarena.training.records import play_match
+
+
+def _position(
+    env_name: str,
+    moves: int,
+    seed: int,
+    config: dict[str, Any] | None = None,
+    options: dict[str, Any] | None = None,
+) -> Any:
+    """A raw env after ``moves`` random moves from the deal ``seed``, stopped early at a
+    decision with a choice (so the search really runs)."""
+    env = make_raw(env_name, **(config or {}))
+    env.reset(seed=seed, options=options)
+    rng = np.random.default_rng(seed)
+    for made in range(10_000):
+        state = env.game_state
+        legal = np.flatnonzero(state.legal_action_mask())
+        if made >= moves and legal.size > 1:
+            return env
+        env.step(int(legal[rng.integers(legal.size)]))
+    raise AssertionError("no decision with a choice found")
+
+
+def _differs(a: Any, b: Any) -> bool:
+    for name, value in vars(a).items():
+        other = vars(b)[name]
+        if isinstance(value, np.ndarray):
+            if not np.array_equal(value, other):
+                return True
+        elif isinstance(value, (list, int, float, tuple)) and value != other:
+            return True
+    return False
+
+
+POSITIONS = [
+    ("promise_war_v0", 3, {}, None),
+    ("promise_war_v0", 12, {}, None),
+    ("promise_war_v0", 7, {"num_players": 3}, None),
+    ("ironman_war_v0", 9, {}, None),
+    ("ironman_war_v0", 25, {}, None),
+    ("beast_wars_v0", 2, {}, None),  # team selection: the other side's picks are hidden
+    ("beast_wars_v0", 30, {}, None),
+    ("cardline_v0", 2, {}, None),
+    ("cardline_v0", 4, {"num_players": 3}, None),
+    (
+        "cardline_v0",
+        3,
+        {},
+        {"draw_pile": list(make_raw("cardline_v0").game.names[20:30])},
+    ),  # cards left out
+]
+
+
+@pytest.mark.parametrize(("env_name", "moves", "config", "options"), POSITIONS)
+def test_decision_depends_only_on_the_information_set(env_name, moves, config, options):
+    """The same seed from the true state and from a state with the hidden cards dealt
+    again: the whole root visit distribution, hence the action, is identical."""
+    env = _position(env_name, moves, seed=moves, config=config, options=options)
+    seat = env.agent_selection
+    index = env.possible_agents.index(seat)
+    observation = env.observe(seat)
+    true_state = env.game_state
+    other = true_state.resample_from_infostate(index, np.random.default_rng(12345))
+    if env_name != "cardline_v0" or options:  # Cardline's default deal hides no card at 2
+        assert _differs(true_state, other), "the resample changed nothing: a vacuous test"
+    spec = EnvSpec(env_name, config)
+    for nodes in NODE_KINDS:
+        first, second = (make_agent(f"ismcts:iterations=25,nodes={nodes}", seed=7) for _ in "12")
+        start_game(first, seat, spec)
+        start_game(second, seat, spec)
+        action = choose(first, observation, env, seat)
+        assert choose(second, observation, other, index) == action
+        assert first.root_visits == second.root_visits
+        assert sum(first.root_visits.values()) == 25
+        assert observation["action_mask"][action] == 1
+
+
+def test_the_agent_gets_a_redrawn_copy_never_the_true_state():
+    env = _position("ironman_war_v0", 9, seed=3)
+    seat = env.agent_selection
+    seen: list[Any] = []
+
+    class Spy(ISMCTSAgent):
+        def act_searching(self, observation, sampled_state):
+            seen.append(sampled_state)
+            return super().act_searching(observation, sampled_state)
+
+    true_state = env.game_state
+    before = true_state.clone()
+    spy = Spy(0, iterations=5)
+    spy.start_game(seat, EnvSpec("ironman_war_v0"))
+    choose(spy, env.observe(seat), env, seat)
+    (sampled,) = seen
+    assert sampled is not true_state
+    generators = [v for v in vars(sampled).values() if isinstance(v, np.random.Generator)]
+    truth = [v for v in vars(true_state).values() if isinstance(v, np.random.Generator)]
+    assert generators and all(
+        g.bit_generator.state != t.bit_generator.state
+        for g, t in zip(generators, truth, strict=True)
+    ), "a kept generator knows the true order of future shuffles"
+    assert not _differs(true_state, before), "searching changed the true state"
+    seen_before = env.observe(seat)["observation"]
+    env.set_state(sampled)  # the copy is of the seat's information set
+    assert np.array_equal(env.observe(seat)["observation"], seen_before)
+
+
+def test_act_alone_names_the_fix():
+    agent = make_agent("ismcts:iterations=3")
+    env = _position("promise_war_v0", 1, seed=0)
+    with pytest.raises(TypeError, match=r"choose\(agent, observation, env, seat\)"):
+        agent.act(env.observe(env.agent_selection))
+
+
+@pytest.mark.parametrize(
+    ("spec", "match"),
+    [
+        ("ismcts:iterations=0", "iterations must be in 1..100000"),
+        ("ismcts:iterations=many", "iterations must be an integer"),
+        ("ismcts:iterations=2.5", "iterations must be an integer"),
+        ("ismcts:c=-1", r"c \(the exploration constant\)"),
+        ("ismcts:c=true", r"c \(the exploration constant\)"),
+        ("ismcts:c=nan", "must be a finite number"),
+        ("ismcts:nodes=tree", "nodes must be one of 'observations', 'actions'"),
+        ("ismcts:depth=3", "unknown option 'depth'; 'ismcts' takes 'iterations', 'c', 'nodes'"),
+    ],
+)
+def test_bad_options_are_refused(spec, match):
+    with pytest.raises(InvalidConfigError, match=match):
+        make_agent(spec)
+
+
+def _win_share(env_name: str, iterations: int, games: int, config: dict[str, Any]) -> float:
+    seats = make_raw(env_name, **config).possible_agents
+    wins = 0
+    for game in range(games):
+        me = seats[game % len(seats)]
+        lineup = {s: f"ismcts:iterations={iterations}" if s == me else "random" for s in seats}
+        record = play_match(env_name, lineup, seed=500 + game, config=config)
+        wins += record.returns[me] > 0
+    return wins / games
+
+
+def test_beats_random_at_cardline():
+    assert _win_share("cardline_v0", 20, 40, {}) > 0.7
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("env_name", "iterations", "games"),
+    [("promise_war_v0", 25, 24), ("ironman_war_v0", 12, 24), ("beast_wars_v0", 40, 8)],
+)
+def test_beats_random(env_name, iterations, games):
+    """Random wins about half of its two-player games (less in Promise War, with draws). A
+    sanity check at a budget cheap enough for CI (Beast Wars games are long: few games); the
+    ladder measures the agent with intervals."""
+    assert _win_share(env_name, iterations, games, {}) > 0.6
+
+
+@pytest.mark.parametrize("players", range(2, 9))
+def test_plays_every_promise_war_table_size(players):
+    config = {"num_players": players, "decks": [1, 2, 3, 4, 5, 6]}  # short games
+    seats = make_raw("promise_war_v0", **config).possible_agents
+    lineup = {
+        seat: "ismcts:iterations=4" if i % 2 == 0 else "random" for i, seat in enumerate(seats)
+    }
+    record = play_match("promise_war_v0", lineup, seed=players, config=config)
+    assert record.outcome == "terminated" and record.steps > 0
+
+
+@pytest.mark.parametrize("players", [3, 8])
+def test_plays_cardline_at_larger_tables(players):
+    config = {"num_players": players}
+    seats = make_raw("cardline_v0", **config).possible_agents
+    lineup = dict.fromkeys(seats, "random") | {seats[1]: "ismcts:iterations=6"}
+    record = play_match("cardline_v0", lineup, seed=players, config=config)
+    assert record.outcome == "terminated"
+
+
+def test_the_batched_engine_needs_the_rows_states():
+    spec = EnvSpec("cardline_v0", {})
+    assert batched_agent("ismcts:iterations=4", spec) is None
+    with pytest.raises(InvalidConfigError, match=r"search agent.*state_of"):
+        as_batched("ismcts:iterations=4", spec)
+    venv = make_vec("cardline_v0", 3, seed=0)
+    agent = as_batched("ismcts:iterations=4", spec, state_of=venv.state_of)
+    agent.new_games(np.arange(3))
+    rng = np.random.default_rng(0)
+    batch = venv.reset()
+    rows = np.arange(3)
+    while not batch.done.any():
+        actions = agent.act(
+            batch.raw_observation, batch.action_mask, batch.current_player, rows, rng
+        )
+        assert batch.action_mask[rows, actions].all()
+        batch = venv.step(actions)
+
+
+def test_cli_eval_plays_it():
+    out = io.StringIO()
+    argv = ["eval", "promise_war_v0", "ismcts:iterations=20", "random", "--games", "4", "--quiet"]
+    assert cli.main(argv, out=out) == 0
+    assert "ismcts:iterations=20" in out.getvalue()
+
+
+def test_sits_at_a_table_and_in_evaluate():
+    from cardarena.agents.table import Table
+    from cardarena.envs import make
+    from cardarena.training.evaluate import evaluate
+
+    table = Table("ironman_war_v0", "ismcts:iterations=3", seed=4)
+    while not table.is_over():
+        table.act(table.legal_actions()[0][0])
+    assert table.outcome() is not None
+    agent = make_agent("ismcts:iterations=3")
+    result = evaluate(lambda: make("cardline_v0"), agent, "random", games=2, seed=1)
+    assert result.games == 2
