@@ -74,8 +74,8 @@ def evaluate_batched(
     spec = EnvSpec(env_spec.name, config)
     slots = min(games, max_batch)
     venv = make_vec(spec.name, slots, seed=derive_seed(_SEED_TAG, seed, 0), **config)
-    me = as_batched(agent, spec)
-    field = as_batched(opponent, spec)
+    me = as_batched(agent, spec, state_of=venv.state_of)
+    field = as_batched(opponent, spec, state_of=venv.state_of)
     players = venv.num_players
     rng = np.random.default_rng(derive_seed(_SEED_TAG, seed, 1))
 

@@ -19,7 +19,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from cardarena.agents import Agent, RandomAgent, env_spec_of, per_seat, start_game
+from cardarena.agents import Agent, RandomAgent, choose, env_spec_of, per_seat, start_game
 from cardarena.envs import make
 from cardarena.envs.core import IllegalActionError, InvalidConfigError, ObservationScaler
 
@@ -287,5 +287,5 @@ class SingleAgentEnv(gymnasium.Env):
             if terminated or truncated:
                 aec.step(None)
             else:
-                aec.step(self.opponents[agent].act(observation))
+                aec.step(choose(self.opponents[agent], observation, aec, agent))
         raise RuntimeError(f"{self.learner} left the game without seeing its last step")

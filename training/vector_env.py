@@ -169,7 +169,7 @@ class LearnerBatch:
             )
         ident = self._next_id
         self._next_id += 1
-        self._pool[ident] = as_batched(entry, self.env_spec)
+        self._pool[ident] = as_batched(entry, self.env_spec, state_of=self.engine.state_of)
         self._keys[key] = (entry, ident)
         if len(self._keys) > MAX_BUILT_OPPONENTS:  # a growing league must not grow memory
             used = {ident, *np.unique(self.opponent_of).tolist(), *(self._list or [])}

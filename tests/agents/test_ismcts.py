@@ -235,3 +235,19 @@ def test_sits_at_a_table_and_in_evaluate():
     agent = make_agent("ismcts:iterations=3")
     result = evaluate(lambda: make("cardline_v0"), agent, "random", games=2, seed=1)
     assert result.games == 2
+
+
+def test_every_harness_hands_it_a_state_the_batched_evaluator_and_the_sb3_bridge():
+    from cardarena.training.evaluate_vector import evaluate_batched
+    from cardarena.training.single_agent import SingleAgentEnv
+
+    spec = EnvSpec("promise_war_v0", {"max_power": 3, "decks": [1, 2, 3, 1]})
+    result = evaluate_batched(spec, "ismcts:iterations=5", "random", 4, seed=1)
+    assert result.games == 4
+    env = SingleAgentEnv("promise_war_v0", "ismcts:iterations=5", env_config=spec.config)
+    env.reset(seed=0)
+    done = False
+    while not done:
+        mask = env.action_masks()
+        _, _, terminated, truncated, _ = env.step(int(np.flatnonzero(mask)[0]))
+        done = terminated or truncated

@@ -18,7 +18,7 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from cardarena.agents import Agent, env_spec_of, per_seat, start_game
+from cardarena.agents import Agent, choose, env_spec_of, per_seat, start_game
 from cardarena.envs import make
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
 
@@ -151,7 +151,7 @@ class CardArenaMultiAgentEnv(MultiAgentEnv):
                 self._pending = dict.fromkeys(self.learners, 0.0)
                 flags = {"__all__": False}
                 return {seat: self._observation(seat)}, rewards, flags, dict(flags), {}
-            aec.step(self.seat_agents[seat].act(aec.observe(seat)))
+            aec.step(choose(self.seat_agents[seat], aec.observe(seat), aec, seat))
             self._collect_rewards()
 
     def _finish(self) -> StepResult:
