@@ -722,6 +722,18 @@ class IronManWarState(RulesState):
             self.log("revealed", battle=self.battle + 1, cards=[_kind_name(c) for c in cards])
         self._resolve_reveal(cards[0], cards[1])
 
+    def _log_standing(self, leader: int, players: list[int]) -> None:
+        """The battle's standing as the table sees it: who leads (NO_PLAYER: level) and who
+        must play next."""
+        self.log(
+            "standing",
+            battle=self.battle + 1,
+            totals=list(self.battle_totals),
+            counts=list(self.battle_card_counts),
+            leader=leader,
+            players=players,
+        )
+
     def _settle(self) -> None:
         """IM-5/6/7: compute the standing and ask the loser, start a standoff play, or end."""
         self._refresh_standing()
@@ -731,14 +743,7 @@ class IronManWarState(RulesState):
             leader = 0 if (totals[0], counts[0]) > (totals[1], counts[1]) else 1
             loser = 1 - leader
             if self.events is not None:
-                self.log(
-                    "standing",
-                    battle=self.battle + 1,
-                    totals=list(totals),
-                    counts=list(counts),
-                    leader=leader,
-                    players=[loser] if self.hand_sizes[loser] else [],
-                )
+                self._log_standing(leader, [loser] if self.hand_sizes[loser] else [])
             if self.hand_sizes[loser] == 0:
                 if self.events is not None:
                     self.log("conceded", seat=loser, battle=self.battle + 1, auto=True)
@@ -749,14 +754,7 @@ class IronManWarState(RulesState):
             return
         players = [seat for seat in range(2) if self.hand_sizes[seat] > 0]
         if self.events is not None:
-            self.log(
-                "standing",
-                battle=self.battle + 1,
-                totals=list(totals),
-                counts=list(counts),
-                leader=NO_PLAYER,
-                players=list(players),  # a copy: ``_to_pick`` is consumed
-            )
+            self._log_standing(NO_PLAYER, list(players))  # a copy: ``_to_pick`` is consumed
         if not players:
             self._end_battle(DRAW)
             return

@@ -1,0 +1,140 @@
+"""The ladder's tables from ``scripts/ladder.sh``'s folder: per game, each agent's win rate
+against each other agent (round robin, Wilson 95% intervals) and its approximate
+exploitability (a best response's win rate against it, with its budget), and, when a self-play
+run's generations were measured, their exploitability over the run (``generations.png``).
+
+    python scripts/ladder_table.py runs/ladder > ladder.md
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def _rate(wins: int, games: int, low: float, high: float) -> str:
+    """``wins / games`` as a percentage with its interval."""
+    return f"{100 * wins / games:.1f}% ({100 * low:.1f}-{100 * high:.1f})" if games else "-"
+
+
+def _wilson(wins: int, games: int) -> tuple[float, float]:
+    from cardarena.training.stats import wilson_interval
+
+    return wilson_interval(wins, games)
+
+
+def round_robin(folder: Path) -> tuple[list[str], dict[tuple[str, str], str]]:
+    """The specs in order and ``cell[(row, column)]``: row's win rate against column."""
+    results = json.loads((folder / "results.json").read_text())
+    cells: dict[tuple[str, str], str] = {}
+    for pair in results["pairs"]:  # wins / games each way: a draw is no one's win
+        a, b, games = pair["agent"], pair["opponent"], pair["games"]
+        cells[(a, b)] = _rate(pair["wins"], games, *_wilson(pair["wins"], games))
+        cells[(b, a)] = _rate(pair["losses"], games, *_wilson(pair["losses"], games))
+    return list(results["specs"]), cells
+
+
+def exploitability(path: Path) -> dict[str, Any] | None:
+    if not path.is_file():
+        return None
+    report = json.loads(path.read_text())
+    found = report["exploitability"]
+    return {
+        "text": f"{100 * found['win_rate']:.1f}% ({100 * found['low']:.1f}-"
+        f"{100 * found['high']:.1f})",
+        "steps": report["steps"],
+        "start": found["start"],
+        "games": report["games"],
+        "self_play": report["self_play"]["win_rate"],
+        "win_rate": found["win_rate"],
+        "low": found["low"],
+        "high": found["high"],
+    }
+
+
+def game_table(folder: Path) -> list[str]:
+    lines = [f"### {folder.name}", ""]
+    robin = folder / "round_robin"
+    if not (robin / "results.json").is_file():
+        return [*lines, "(no round robin yet)", ""]
+    specs, cells = round_robin(robin)
+    results = json.loads((robin / "results.json").read_text())
+    header = ["agent", *[f"vs {s}" for s in specs], "best response wins", "BR steps"]
+    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for spec in specs:
+        found = exploitability(folder / "exploit" / spec.replace(":", "_").replace("=", "_")
+                               / "exploit.json")  # fmt: skip
+        row = [f"`{spec}`", *[cells.get((spec, other), "-") for other in specs]]
+        row += [found["text"], f"{found['steps']:,} ({found['start']})"] if found else ["-", "-"]
+        lines.append("| " + " | ".join(row) + " |")
+    pairs = results["pairs"]
+    lines += [
+        "",
+        f"Round robin: {pairs[0]['games'] if pairs else 0} games per pairing, seed "
+        f"{results['seed']}, seats alternating; best responses: PPO on the batched engine, "
+        f"measured on {_games(folder)} fresh games each (`cardarena exploit`).",
+        "",
+    ]
+    return lines
+
+
+def _games(folder: Path) -> str:
+    counts = {
+        exploitability(path)["games"]  # type: ignore[index]
+        for path in folder.glob("exploit/*/exploit.json")
+    }
+    return "/".join(f"{c:,}" for c in sorted(counts)) or "-"
+
+
+def generations(folder: Path) -> list[str]:
+    """The generations' exploitability, in step order, and their plot."""
+    found = []
+    for path in folder.glob("generations/step_*/exploit.json"):
+        step = int(path.parent.name.removeprefix("step_"))
+        found.append((step, exploitability(path)))
+    if not found:
+        return []
+    found.sort(key=lambda item: item[0])
+    lines = [f"Self-play generations of {folder.name} (best response from scratch):", ""]
+    lines += ["| checkpoint step | best response wins | BR steps |", "|---|---|---|"]
+    lines += [f"| {step:,} | {f['text']} | {f['steps']:,} |" for step, f in found if f]
+    _plot(folder, found)
+    return [*lines, "", f"![generations]({folder.name}/generations.png)", ""]
+
+
+def _plot(folder: Path, found: list[tuple[int, Any]]) -> None:
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        return
+    steps = [step for step, _ in found]
+    rates = [f["win_rate"] for _, f in found]
+    errors = [[r - f["low"] for r, (_, f) in zip(rates, found, strict=True)],
+              [f["high"] - r for r, (_, f) in zip(rates, found, strict=True)]]  # fmt: skip
+    figure = Figure(figsize=(6, 4))
+    axes = figure.subplots()
+    axes.errorbar(steps, rates, yerr=errors, marker="o", capsize=3)
+    axes.axhline(0.5, color="0.5", linestyle="--", label="fair share")
+    axes.set_xlabel("self-play checkpoint (learner steps)")
+    axes.set_ylabel("best response's win rate against it")
+    axes.set_title(f"{folder.name}: exploitability over self-play")
+    axes.set_ylim(0, 1)
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(folder / "generations.png", dpi=100)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1 or not Path(argv[0]).is_dir():
+        print("usage: python scripts/ladder_table.py LADDER_FOLDER", file=sys.stderr)
+        return 2
+    root = Path(argv[0])
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        print("\n".join(game_table(folder) + generations(folder)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
