@@ -172,6 +172,18 @@ def copy_generator(rng: np.random.Generator) -> np.random.Generator:
     return np.random.Generator(bit_generator)
 
 
+def detached_generator(rng: Any) -> np.random.Generator:
+    """A generator for a resampled copy's later shuffles that knows nothing of the true
+    state's: ``rng``'s bit generator jumped far ahead (``rng`` itself does not move, so a
+    caller's stream of draws is the same with or without it), or, for a stand-in without a
+    bit generator (``agents.ismcts``' sorting one), one seeded by ``rng.integers``."""
+    bit_generator = getattr(rng, "bit_generator", None)
+    jumped = getattr(bit_generator, "jumped", None)
+    if jumped is not None:
+        return np.random.Generator(jumped())
+    return np.random.default_rng(int(rng.integers(2**63)))
+
+
 def clone_state(state: StateT, shared: Collection[str] = ()) -> StateT:
     """A copy of ``state`` that shares nothing mutable with it, much faster than
     ``deepcopy``: arrays and lists (with their nested lists) are copied, generators are

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..core.errors import InvalidConfigError
 from ..core.events import visible_events
-from ..core.game import NO_PLAYER, RulesState
+from ..core.game import NO_PLAYER, RulesState, detached_generator
 from ..core.options import check_reset_options, per_player
 from ..core.validation import check_choice, check_int, check_known_keys, check_sequence
 
@@ -407,8 +407,9 @@ class IronManWarState(RulesState):
         The opponent's unseen cards (hand, committed cards still face down, pending face-down
         pick, deck) are pooled, shuffled and dealt back into the same places with the same
         sizes; ``seat``'s own deck is reshuffled (it knows the composition, not the order).
-        Everything public and everything of ``seat``'s own stays as it is, and the copy keeps
-        its own generator (a copy of this state's) for later reshuffles.
+        Everything public and everything of ``seat``'s own stays as it is. The copy's
+        generator for later reshuffles is a detached one (``detached_generator``): a copy of
+        this state's would know the order of every reshuffle to come.
         """
         twin = self.clone()
         own_pile = np.array(twin._piles[seat], dtype=np.int64)
@@ -433,6 +434,7 @@ class IronManWarState(RulesState):
         pile = pool[used:]
         twin._piles[other] = pile.tolist()
         twin.deck_counts[other] = np.bincount(pile, minlength=NUM_KINDS)
+        twin._rng = detached_generator(rng)
         twin.events = None if self.events is None else visible_events(self.events, seat)
         return twin
 

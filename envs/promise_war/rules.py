@@ -22,7 +22,7 @@ import numpy as np
 
 from ..core.errors import InvalidConfigError
 from ..core.events import visible_events
-from ..core.game import NO_PLAYER, RulesState
+from ..core.game import NO_PLAYER, RulesState, detached_generator
 from ..core.options import check_reset_options, per_player
 from ..core.validation import check_int, check_sequence, is_sequence
 
@@ -262,6 +262,7 @@ class PromiseWarState(RulesState):
             powers = self.game.max_power + 1
             twin.hands[other] = np.bincount(new_hand, minlength=powers)
             twin.deck_counts[other] = np.bincount(cards, minlength=powers)
+        twin.rng = detached_generator(rng)  # a copy of this state's would know the future
         twin.events = None if self.events is None else visible_events(self.events, seat)
         return twin
 

@@ -202,6 +202,23 @@ def test_a_resampled_state_plays_on_to_the_end(name, config):
         assert twin.is_terminal() or twin.is_truncated()
 
 
+@pytest.mark.parametrize(("name", "config"), CASES)
+def test_a_resample_does_not_know_the_future_shuffles(name, config):
+    """A copy that kept the true state's generator would know the order of every later
+    reshuffle (a determinization that peeks at the future): each generator a resample holds
+    must be in another state than the true one's."""
+    rng = np.random.default_rng(3)
+    checked = 0
+    for raw, game in _raw_states(name, config, games=4):
+        state = raw.game_state
+        generators = {k: v for k, v in vars(state).items() if isinstance(v, np.random.Generator)}
+        checked += len(generators)
+        twin = state.resample_from_infostate(game % len(raw.agents), rng)
+        for key, true in generators.items():
+            assert vars(twin)[key].bit_generator.state != true.bit_generator.state, key
+    assert checked, "no generator in any state: a vacuous test"
+
+
 # --- game ends: rewards, infos, metadata ----------------------------------------------------
 @pytest.mark.parametrize(("name", "config"), CASES)
 def test_end_of_game_infos_rewards_and_metadata(name, config):

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from cardarena.envs.core.errors import InvalidConfigError
-from cardarena.envs.core.game import NO_PLAYER, RulesState
+from cardarena.envs.core.game import NO_PLAYER, RulesState, detached_generator
 from cardarena.envs.core.options import check_reset_options
 from cardarena.envs.core.validation import check_int, check_sequence
 
@@ -154,7 +154,8 @@ class HighCardState(RulesState):
 
     def resample_from_infostate(self, seat: int, rng: np.random.Generator) -> HighCardState:
         """A copy where the other player's hand and face-down pick and the stock are dealt
-        again from the cards ``seat`` has not seen, keeping every size."""
+        again from the cards ``seat`` has not seen, keeping every size, with a generator that
+        knows nothing of this state's (``detached_generator``)."""
         twin = self.clone()
         other = 1 - seat
         hand = np.flatnonzero(twin.hands[other]).tolist()
@@ -168,6 +169,7 @@ class HighCardState(RulesState):
         if pick:
             twin.picks[other], cards = cards[0], cards[1:]
         twin.stock = cards
+        twin.rng = detached_generator(rng)
         return twin
 
     # --- transitions -----------------------------------------------------------------------
