@@ -12,7 +12,8 @@ tournament, replay a recorded game, measure speed.
     cardarena train ENV [--steps N] [--opponent SPEC] [--selfplay] [--out DIR] [--seed S]
         [--resume] [--n-envs K] ...
     cardarena exploit ENV AGENT [--steps N] [--out DIR] [--seed S] [--start scratch|agent|both]
-        [--games G] [--num-players P] [--config K=V ...]
+        [--warm-from SPEC] [--games G] [--eval-games G] [--evaluations N] [--num-envs N]
+        [--rollout-steps N] [--minibatch-size N] [--num-players P] [--config K=V ...]
 
 Agents are spec strings (``random``, ``heuristic``, ``oracle``, ``noisy:sigma=0.3`` ...);
 ``cardarena play ENV --vs nope`` lists the known ones.
@@ -516,9 +517,21 @@ def cmd_exploit(args: argparse.Namespace, out: TextIO) -> int:
         num_players=args.num_players,
         config=_config(args.config),
         progress=args.progress,
+        warm_from=args.warm_from,
+        evaluations=args.evaluations,
+        train=_exploit_train(args),
     )
     run_exploit(plan, out)
     return 0
+
+
+def _exploit_train(args: argparse.Namespace) -> dict[str, Any]:
+    """The training geometry ``cardarena exploit`` passes on (None: the trainer's own)."""
+    train: dict[str, Any] = {"eval_games": args.eval_games, "final_eval_games": args.eval_games}
+    for name in ("num_envs", "rollout_steps", "minibatch_size"):
+        if getattr(args, name) is not None:
+            train[name] = getattr(args, name)
+    return train
 
 
 # --- export and curves ------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .exploit import DEFAULT_GAMES, STARTS
+from .exploit import DEFAULT_GAMES, EVAL_GAMES, EVALUATIONS, STARTS
 from .schema import Number, meta
 
 #: What the commands' numeric flags allow (checked by argparse, and again in the commands).
@@ -23,6 +23,8 @@ MAX_GAMES = Number(int, 1, 100_000)
 IDLE_MINUTES = Number(float, 0.1, 10_080)
 STEPS = Number(int, 1, 10**12)
 TRAIN_SEED = Number(int, 0, 2**32 - 1)
+EVALS = Number(int, 1, 1000)
+ENVS_RULE = Number(int, 1, 1 << 16)
 PLAYERS = Number(int, 2, 64)
 
 
@@ -178,8 +180,24 @@ class ExploitArgs:
     start: str | None = field(default=None, metadata=meta(choices=STARTS))
     """``scratch``, ``agent`` (warm start from the agent's network) or ``both`` (the default
     when the agent has a network that fits, else ``scratch``)."""
+    warm_from: str | None = field(default=None, metadata=meta(metavar="SPEC"))
+    """Start the one best response from another agent's network instead (e.g.
+    ``pretrained`` against a search agent, so that a short budget refines a strong player);
+    not with ``--start``. Writes OUT/warm."""
     games: int = field(default=DEFAULT_GAMES, metadata=meta(rule=GAMES, metavar="G"))
     """Fresh games of the final measurement, per start."""
+    eval_games: int = field(default=EVAL_GAMES, metadata=meta(rule=GAMES, metavar="G"))
+    """Games of each periodic evaluation (the learning curve), against the agent."""
+    evaluations: int = field(default=EVALUATIONS, metadata=meta(rule=EVALS, metavar="N"))
+    """Periodic evaluations per training run (the learning curve's points)."""
+    num_envs: int | None = field(default=None, metadata=meta(rule=ENVS_RULE, metavar="N"))
+    """Games side by side while training (default: the trainer's, 1024). A search agent
+    plays each row in Python, so fewer, with a smaller ``--rollout-steps`` and
+    ``--minibatch-size``, give more updates per opponent move."""
+    rollout_steps: int | None = field(default=None, metadata=meta(rule=ENVS_RULE, metavar="N"))
+    """Learner decisions per game per rollout (default: the trainer's, 32)."""
+    minibatch_size: int | None = field(default=None, metadata=meta(rule=ENVS_RULE, metavar="N"))
+    """Rows per gradient step, at most ``num_envs x rollout_steps`` (default: the game's)."""
     num_players: int | None = field(default=None, metadata=meta(rule=PLAYERS, metavar="P"))
     """Seats at the table for envs that take ``num_players`` (None: the env's default)."""
     config: list[str] | None = field(default=None, metadata=meta(nargs="*", metavar="KEY=VALUE"))
