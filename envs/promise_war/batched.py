@@ -4,12 +4,14 @@ The state of game ``i`` lives in four arrays (struct of arrays, one row per game
 
 - ``S`` int32 ``[N, WIDTH]``: scalars and per-seat values at the column offsets below (seat
   ``s`` of a per-seat block at ``BLOCK + s``; blocks are ``MAX_PLAYERS`` wide whatever ``n``);
-- ``C`` int32 ``[N, 4n + 2, P]``: per-power counts, rows ``hands`` (``0..n-1``), ``deck_counts``
-  (``n..2n-1``), ``victory`` (``2n..3n-1``), ``revealed`` (``3n..4n-1``), ``discarded`` (``4n``)
-  and ``pot_face_up`` (``4n + 1``);
+- ``C`` int32 ``[N, 4n + 2 + n(n + 1), P]``: per-power counts, rows ``hands`` (``0..n-1``),
+  ``deck_counts`` (``n..2n-1``), ``victory`` (``2n..3n-1``), ``revealed`` (``3n..4n-1``),
+  ``discarded`` (``4n``), ``pot_face_up`` (``4n + 1``) and ``buried[owner, pile]`` (from
+  ``4n + 2``, row ``owner * (n + 1) + pile``);
 - ``piles`` int8 ``[N, n, largest deck]``: each draw pile as the reference keeps it, top card at
   ``deck_size - 1``;
-- ``pot_down`` int8 ``[N, total cards]``: the face-down pot cards in the reference's list order.
+- ``pot_down`` int16 ``[N, total cards]``: the face-down pot cards in the reference's list order,
+  each ``power + (owner << 8)``.
 
 Contenders are always in seat order (the reference filters seats in order), kept as a list in
 ``S``. The reference never shuffles after the deal, so every step is compared field by field.
@@ -168,7 +170,11 @@ def _take_pot(S: np.ndarray, C: np.ndarray, down: np.ndarray, i: int, row: int, 
         total += count
     length = S[i, DOWN_LEN]
     for k in range(length):
-        C[i, row, down[i, k]] += 1
+        code = down[i, k]
+        power = code & 255
+        C[i, row, power] += 1
+        pile = row - 2 * n if row < 3 * n else n  # a victory pile's seat, or the discard
+        C[i, 4 * n + 2 + (code >> 8) * (n + 1) + pile, power] += 1
     return total + length
 
 
@@ -209,7 +215,7 @@ def _reveal(
             length = S[i, DOWN_LEN]
             for power in range(powers):
                 for _ in range(C[i, seat, power]):
-                    down[i, length] = power
+                    down[i, length] = power + (seat << 8)
                     length += 1
                 C[i, seat, power] = 0
             S[i, DOWN_LEN] = length
@@ -357,7 +363,9 @@ def _observe_kernel(
     S: np.ndarray, C: np.ndarray, seats: np.ndarray, offsets: np.ndarray, out: np.ndarray
 ) -> None:
     """``raw_env.encode`` of seat ``seats[i]`` for every slot with ``seats[i] >= 0``."""
-    n = (C.shape[1] - 2) // 4
+    n = 1  # the seats, from C's 4n + 2 + n(n + 1) rows
+    while 4 * n + 2 + n * (n + 1) < C.shape[1]:
+        n += 1
     powers = C.shape[2]
     width = out.shape[1]
     o_hand, o_pick, o_deck = offsets[O_HAND], offsets[O_PICK], offsets[O_DECK]
@@ -431,9 +439,9 @@ class BatchedPromiseWar(BatchedRules):
             )
         self.offsets = np.array([layout[name].start for name in _PIECES], np.int64)
         self.S = np.zeros((self.num_envs, WIDTH), np.int32)
-        self.C = np.zeros((self.num_envs, 4 * n + 2, powers), np.int32)
+        self.C = np.zeros((self.num_envs, 4 * n + 2 + n * (n + 1), powers), np.int32)
         self.piles = np.zeros((self.num_envs, n, largest), np.int8)
-        self.pot_down = np.zeros((self.num_envs, total), np.int8)
+        self.pot_down = np.zeros((self.num_envs, total), np.int16)
 
     # --- BatchedRules --------------------------------------------------------------------------
     def reset_games(self, which: np.ndarray) -> None:
@@ -496,7 +504,10 @@ class BatchedPromiseWar(BatchedRules):
         state.victory_sizes = seats(VSIZE)
         state.discarded = counts[4 * n].copy()
         state.pot_face_up = counts[4 * n + 1].copy()
-        state.pot_face_down = self.pot_down[slot, : row[DOWN_LEN]].tolist()
+        codes = self.pot_down[slot, : row[DOWN_LEN]].astype(np.int64)
+        state.pot_face_down = (codes & 255).tolist()
+        state.pot_face_down_owners = (codes >> 8).tolist()
+        state.buried = counts[4 * n + 2 :].reshape(n, n + 1, -1).copy()
         state.pot_face_down_by_player = seats(DOWN_BY)
         state.picks = seats(PICK)
         state.has_picked = [bool(v) for v in seats(PICKED)]
@@ -550,11 +561,14 @@ class BatchedPromiseWar(BatchedRules):
         counts[3 * n : 4 * n] = state.revealed
         counts[4 * n] = state.discarded
         counts[4 * n + 1] = state.pot_face_up
+        counts[4 * n + 2 :] = np.asarray(state.buried).reshape(n * (n + 1), -1)
         self.piles[slot] = 0
         for seat, pile in enumerate(piles):
             self.piles[slot, seat, : len(pile)] = pile
         self.pot_down[slot] = 0
-        self.pot_down[slot, : len(state.pot_face_down)] = state.pot_face_down
+        codes = np.asarray(state.pot_face_down, np.int64)
+        codes += np.asarray(state.pot_face_down_owners, np.int64) << 8
+        self.pot_down[slot, : len(codes)] = codes
         self.terminated[slot] = bool(state.terminal)
         self.truncated[slot] = bool(state.truncated)
         self.current_player[slot] = state.current_player()

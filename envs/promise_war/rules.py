@@ -163,8 +163,11 @@ class PromiseWarState(RulesState):
     Public table information: ``hand_sizes``, ``deck_sizes``, ``victory_sizes``, ``sitting_out``,
     ``has_picked``, ``last_revealed``, ``revealed`` (every face-up card each seat has shown),
     ``pot_face_up``, ``pot_face_down_by_player``, ``phase``, ``contenders``, ``tricks_played``.
-    Private to a seat: ``hands[seat]``, ``deck_counts[seat]``, ``picks[seat]``. Hidden from
-    everyone: ``draw_piles`` order and ``pot_face_down`` powers.
+    Private to a seat: ``hands[seat]``, ``deck_counts[seat]``, ``picks[seat]``, and the powers
+    of the cards it put face down: in the pot (``pot_face_down``, whose owners are
+    ``pot_face_down_owners``) and already won or discarded (``buried[seat, pile, power]``,
+    ``pile`` a victory pile's seat or ``num_players`` for the discard; those cards are also in
+    ``victory`` / ``discarded``). Hidden from everyone: ``draw_piles`` order.
     """
 
     def __init__(
@@ -186,7 +189,9 @@ class PromiseWarState(RulesState):
         self.discarded = np.zeros(powers, dtype=np.int64)
         self.pot_face_up = np.zeros(powers, dtype=np.int64)
         self.pot_face_down: list[int] = []
+        self.pot_face_down_owners: list[int] = []
         self.pot_face_down_by_player = [0] * n
+        self.buried = np.zeros((n, n + 1, powers), dtype=np.int64)
         self.picks = [-1] * n
         self.has_picked = [False] * n
         self.last_revealed = [-1] * n
@@ -239,29 +244,50 @@ class PromiseWarState(RulesState):
         return tuple(self.victory_sizes)
 
     def resample_from_infostate(self, seat: int, rng: np.random.Generator) -> PromiseWarState:
-        """A copy where everything ``seat`` cannot see is redrawn: every other player's cards
-        not yet shown (hand, face-down pick, draw pile) are dealt again from that player's own
-        unseen cards, keeping every public count; every draw pile, ``seat``'s own included,
-        is reshuffled. Face-down pot powers are left as they are (nobody sees them, and no
-        rule reads them). The event log keeps only the events ``seat`` saw."""
+        """A copy where everything ``seat`` cannot see is redrawn from ``rng``.
+
+        Each other player's cards that ``seat`` has never seen face up (hand, face-down pick,
+        draw pile, and every card they put face down: in the pot, or already won or discarded)
+        are pooled and dealt back into the same places with the same sizes; ``seat``'s own
+        draw pile is reshuffled. Each pool is sorted before its shuffle, so the copy depends on
+        ``seat``'s information and ``rng`` only, never on how the true cards lie. Cards that
+        change power in a victory pile or the discard move its per-power counts with them.
+        The copy gets a detached generator, and the event log keeps only what ``seat`` saw."""
         twin = self.clone()
+        powers = self.game.max_power + 1
         for other in range(self.num_players):
-            pile = twin.draw_piles[other]
+            pile = np.sort(np.asarray(twin.draw_piles[other], dtype=np.int64))
             if other == seat:
                 rng.shuffle(pile)
+                twin.draw_piles[other] = pile.tolist()
                 continue
-            hand = np.repeat(np.arange(len(twin.hands[other])), twin.hands[other]).tolist()
+            hand = np.repeat(np.arange(powers), twin.hands[other])
             pick = [twin.picks[other]] if twin.picks[other] >= 0 else []
-            unseen = np.array(hand + pick + pile, dtype=np.int64)
+            in_pot = [k for k, owner in enumerate(twin.pot_face_down_owners) if owner == other]
+            down = [twin.pot_face_down[k] for k in in_pot]
+            buried = twin.buried[other]
+            gone = np.repeat(np.arange(powers), buried.sum(0))
+            unseen = np.sort(np.concatenate((hand, pick, down, gone, pile)).astype(np.int64))
             rng.shuffle(unseen)
-            cards = unseen.tolist()
-            new_hand, cards = cards[: len(hand)], cards[len(hand) :]
+            cards = unseen  # dealt in order: hand, pick, pot, buried, then the draw pile
+            used = len(hand)
+            twin.hands[other] = np.bincount(cards[:used], minlength=powers)
             if pick:
-                twin.picks[other], cards = cards[0], cards[1:]
-            twin.draw_piles[other] = cards
-            powers = self.game.max_power + 1
-            twin.hands[other] = np.bincount(new_hand, minlength=powers)
-            twin.deck_counts[other] = np.bincount(cards, minlength=powers)
+                twin.picks[other] = int(cards[used])
+                used += 1
+            for k in in_pot:
+                twin.pot_face_down[k] = int(cards[used])
+                used += 1
+            fresh = np.zeros_like(buried)
+            for where, count in enumerate(buried.sum(1).tolist()):
+                fresh[where] = np.bincount(cards[used : used + count], minlength=powers)
+                used += count
+            change = fresh - buried
+            twin.victory += change[: self.num_players]
+            twin.discarded += change[self.num_players]
+            twin.buried[other] = fresh
+            twin.draw_piles[other] = cards[used:].tolist()
+            twin.deck_counts[other] = np.bincount(cards[used:], minlength=powers)
         twin.rng = detached_generator(rng)  # a copy of this state's would know the future
         twin.events = None if self.events is None else visible_events(self.events, seat)
         return twin
@@ -348,6 +374,7 @@ class PromiseWarState(RulesState):
         for power in np.flatnonzero(self.hands[seat]).tolist():
             count = int(self.hands[seat, power])
             self.pot_face_down.extend([power] * count)
+            self.pot_face_down_owners.extend([seat] * count)
         self.pot_face_down_by_player[seat] += self.hand_sizes[seat]
         self.hands[seat] = 0
         self.hand_sizes[seat] = 0
@@ -390,6 +417,7 @@ class PromiseWarState(RulesState):
                      after=self.victory_sizes[winner] + cards)  # fmt: skip
         self.victory[winner] += won
         self.victory_sizes[winner] += cards
+        self._bury(winner)
         self._end_trick()
 
     def _discard_pot(self) -> None:
@@ -398,7 +426,14 @@ class PromiseWarState(RulesState):
             self.log("pot_discarded", trick=self.tricks_played + 1, cards=int(won.sum()),
                      face_down=len(self.pot_face_down))  # fmt: skip
         self.discarded += won
+        self._bury(self.num_players)
         self._end_trick()
+
+    def _bury(self, pile: int) -> None:
+        """The pot's face-down cards leave it still face down: remember whose they were and
+        where they went (a victory pile's seat, or ``num_players`` for the discard)."""
+        for power, owner in zip(self.pot_face_down, self.pot_face_down_owners, strict=True):
+            self.buried[owner, pile, power] += 1
 
     def _log_draws(self, before: list[int], when: str) -> None:
         """Who drew how many (counts only: the powers stay in the drawer's hand)."""
@@ -417,6 +452,7 @@ class PromiseWarState(RulesState):
         self.phase = TRICK
         self.pot_face_up[:] = 0
         self.pot_face_down = []
+        self.pot_face_down_owners = []
         self.pot_face_down_by_player = [0] * self.num_players
         self.tricks_played += 1
         before = list(self.hand_sizes) if self.events is not None else None

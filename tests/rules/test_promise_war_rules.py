@@ -251,3 +251,50 @@ def test_invalid_reset_options_name_key_and_value(options, message):
     game = make_game()
     with pytest.raises(InvalidConfigError, match=message):
         game.new_initial_state(np.random.default_rng(0), options)
+
+
+# --- resampling: what a seat cannot see ------------------------------------------------------
+def _unseen(state, other):
+    """Every card of ``other`` never shown face up: hand, pick, face-down (pot and buried), pile."""
+    powers = state.hands.shape[1]
+    cards = np.repeat(np.arange(powers), state.hands[other]).tolist()
+    cards += [state.picks[other]] if state.picks[other] >= 0 else []
+    owners = state.pot_face_down_owners
+    cards += [p for p, o in zip(state.pot_face_down, owners, strict=True) if o == other]
+    cards += np.repeat(np.arange(powers), state.buried[other].sum(0)).tolist()
+    return sorted(cards + state.draw_piles[other])
+
+
+def _fields(state):
+    return {k: (v.tolist() if isinstance(v, np.ndarray) else v)
+            for k, v in vars(state).items() if k not in ("rng", "events", "game")}  # fmt: skip
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_resample_redraws_face_down_cards_and_depends_on_the_information_set_only(players):
+    """PW-4's face-down cards are seen by their owner only, in the pot and after it is won:
+    a resample deals each other player's never-shown cards (those included) anew, keeping
+    every count and pile size, and two true states of one information set resample to the
+    same copy with the same generator (the hidden cards cannot steer the redraw)."""
+    game = make_game(num_players=players, max_power=3)  # small powers: many ties
+    rng = np.random.default_rng(players)
+    moved = 0
+    for deal_seed in range(12):
+        state = game.new_initial_state(np.random.default_rng(deal_seed))
+        while not (state.is_terminal() or state.is_truncated()):
+            seat = state.current_player()
+            twin = state.resample_from_infostate(seat, rng)
+            for other in range(players):
+                assert _unseen(twin, other) == _unseen(state, other)
+                assert twin.buried[other].sum(1).tolist() == state.buried[other].sum(1).tolist()
+            assert twin.buried[seat].tolist() == state.buried[seat].tolist()
+            assert (twin.victory.sum(1) == state.victory_sizes).all()
+            assert (twin.card_counts() == state.card_counts()).all()
+            moved += twin.buried.tolist() != state.buried.tolist()
+            again = [
+                s.resample_from_infostate(seat, np.random.default_rng(7)) for s in (state, twin)
+            ]
+            assert _fields(again[0]) == _fields(again[1])
+            legal = np.flatnonzero(state.legal_action_mask())
+            state.apply_action(int(legal[rng.integers(legal.size)]))
+    assert moved > 20, f"face-down cards were redrawn only {moved} times: a vacuous test"
