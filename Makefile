@@ -44,9 +44,15 @@ browser:
 	elif [ ! -x $(BROWSER) ]; then \
 		echo "no $(BROWSER): the browser tests skip (sudo apt-get install chromium)"; fi
 
-# -n auto: pytest-xdist, one worker per core (the vector suite proves 1.2M transitions).
+# -n auto: pytest-xdist, one worker per core. The Ray venv installs meanwhile (downloads and
+# unpacking, little CPU); its log is shown only when the install fails.
 test: lint browser
-	$(PY) -m pytest -n auto
+	@$(MAKE) --no-print-directory $(RLLIB_VENV)/.installed > $(RLLIB_VENV).log 2>&1 & \
+	installing=$$!; \
+	$(PY) -m pytest -n auto; tests=$$?; \
+	wait $$installing; installed=$$?; \
+	if [ $$installed -ne 0 ]; then cat $(RLLIB_VENV).log; exit $$installed; fi; \
+	exit $$tests
 	$(MAKE) test-rllib
 
 $(RLLIB_PY):
@@ -66,4 +72,4 @@ bench: $(VENV)/.installed-dev
 	$(PY) bench/throughput.py
 
 clean:
-	rm -rf $(VENV) $(RLLIB_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(RLLIB_VENV) $(RLLIB_VENV).log build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -193,7 +193,7 @@ def check(argv: list[str]) -> None:
 
 
 @settings(
-    max_examples=600,
+    max_examples=300,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

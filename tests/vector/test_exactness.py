@@ -1,11 +1,12 @@
 """Every batched engine against its reference rules, transition by transition.
 
 For every env that declares a batched engine and every one of its ``example_configs``, at least
-100,000 transitions of random play (10,000 for the test game; ``CARDARENA_VECTOR_TRANSITIONS``
-overrides the count for a quick local run) are checked by
-``vector_checks.check_against_reference``: the observation and mask rows equal what a raw env
-continued from ``state_of(i)`` gives, and the reference rules advance that state to exactly
-``state_of(i)`` after the batched step.
+30,000 transitions of random play (hundreds of whole games per config, autoreset deals
+included; 10,000 for the test game) are checked by ``vector_checks.check_against_reference``.
+``CARDARENA_VECTOR_TRANSITIONS`` sets another count: 1000000 for a long check after changing
+an engine, a small one for a quick local run. The check: the observation and mask rows equal
+what a raw env continued from ``state_of(i)`` gives, and the reference rules advance that
+state to exactly ``state_of(i)`` after the batched step.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from vector_checks import batched_cases, check_against_reference
 
 from cardarena.envs import ENVS
 
-TRANSITIONS = int(os.environ.get("CARDARENA_VECTOR_TRANSITIONS", "100000"))
+TRANSITIONS = int(os.environ.get("CARDARENA_VECTOR_TRANSITIONS", "30000"))
 #: The test game (no chance after the deal, a few hundred states) proves the generic path with
 #: fewer: it is here to show a registered game gets the check, not to be proved at length.
 TEST_GAME_TRANSITIONS = min(TRANSITIONS, 10_000)
