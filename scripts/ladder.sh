@@ -1,61 +1,92 @@
 #!/usr/bin/env bash
 # The ladder: per game, random, heuristic, ismcts at two budgets and pretrained against each
-# other (a round robin, cardarena eval), each one's approximate exploitability at ONE stated
-# best-response budget (cardarena exploit), and optionally, for one self-play run, the
-# exploitability of its checkpoints over the run (is self-play converging?). Then the tables
-# (scripts/ladder_table.py). Nothing here is tuned to the seeds: they are fixed below.
+# other (a round robin, cardarena eval), each one's approximate exploitability (cardarena
+# exploit), and for one short self-play run per game the exploitability of its checkpoints
+# (is self-play converging?). Then the tables and the figure (scripts/ladder_table.py).
+# Nothing here is tuned to the seeds: they are fixed below.
 #
 #   scripts/ladder.sh [ENV ...]                    # default: all four games
-#   BR_STEPS=1000000 GAMES=200 scripts/ladder.sh promise_war_v0
-#   GENERATIONS=runs/pw scripts/ladder.sh promise_war_v0   # + a self-play run's checkpoints
+#   GAMES=100 PARTS="round_robin exploit" scripts/ladder.sh promise_war_v0
+#
+# PARTS (default all): round_robin, exploit (random, heuristic, pretrained at BR_STEPS),
+# search (ismcts at ISMCTS_LOW, see below), selfplay (train the self-play run, the shipped
+# agent's row of scripts/train_pretrained.sh with fewer steps), generations (exploit each of
+# its checkpoints at BR_STEPS from scratch). A finished piece is never redone.
 #
 # Search agents have no batched form: as the best response's opponent they play row by row
-# (tens of ms per decision), so their exploitability is measured only with ISMCTS_EXPLOIT=1
-# and at its own stated budget (ISMCTS_BR_STEPS).
+# (tens of ms per decision), so theirs is a small stated budget (ISMCTS_BR_STEPS, measured on
+# ISMCTS_BR_GAMES games) with the best response warm-started from `pretrained`'s network.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export OPENBLAS_NUM_THREADS=1  # small numpy policies run far faster on one BLAS thread
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1  # small numpy policies: far faster on one thread
 
 OUT=${OUT:-runs/ladder}
+PARTS=${PARTS:-round_robin exploit search selfplay generations}
 BR_STEPS=${BR_STEPS:-1000000}        # best-response budget per start (learner decisions)
 BR_GAMES=${BR_GAMES:-2000}           # fresh games measuring each best response
-GAMES=${GAMES:-200}                  # games per pairing of the round robin
+GAMES=${GAMES:-100}                  # games per pairing of the round robin
 ISMCTS_LOW=${ISMCTS_LOW:-25}         # the two search budgets (iterations per decision)
 ISMCTS_HIGH=${ISMCTS_HIGH:-100}
-ISMCTS_EXPLOIT=${ISMCTS_EXPLOIT:-0}
-ISMCTS_BR_STEPS=${ISMCTS_BR_STEPS:-65536}
-GENERATIONS=${GENERATIONS:-}         # a `cardarena train --selfplay --out` folder
+ISMCTS_BR_STEPS=${ISMCTS_BR_STEPS:-32768}
+ISMCTS_BR_GAMES=${ISMCTS_BR_GAMES:-300}
 EVAL_SEED=2026
 BR_SEED=0
 CARDARENA=${CARDARENA:-.venv/bin/cardarena}
 PYTHON=${PYTHON:-.venv/bin/python}
 
+# The self-play runs: the shipped rows' league and flags (scripts/train_pretrained.sh), fewer steps.
+declare -A SELFPLAY=(
+    [promise_war_v0]="4000000 1000000 latest"
+    [ironman_war_v0]="4000000 1000000 prioritised"
+    [beast_wars_v0]="4000000 1000000 prioritised --learning-rate 0.0003"
+    [cardline_v0]="2000000 500000 latest"
+)
+
 envs=("$@")
 [ ${#envs[@]} -gt 0 ] || envs=(promise_war_v0 ironman_war_v0 beast_wars_v0 cardline_v0)
 low="ismcts:iterations=$ISMCTS_LOW"
 high="ismcts:iterations=$ISMCTS_HIGH"
+wanted() { [[ " $PARTS " == *" $1 "* ]]; }
 
 for env in "${envs[@]}"; do
     here="$OUT/$env"
     mkdir -p "$here"
-    if [ ! -f "$here/round_robin/results.json" ]; then
+    if wanted round_robin && [ ! -f "$here/round_robin/results.json" ]; then
         "$CARDARENA" eval "$env" random heuristic "$low" "$high" pretrained \
             --games "$GAMES" --jobs 2 --seed "$EVAL_SEED" --quiet --out "$here/round_robin"
     fi
-    exploited=(random heuristic pretrained)
-    [ "$ISMCTS_EXPLOIT" = 1 ] && exploited+=("$low")
-    for agent in "${exploited[@]}"; do
-        name=${agent//[:=]/_}
-        [ -f "$here/exploit/$name/exploit.json" ] && continue
-        steps=$BR_STEPS
-        [[ $agent == ismcts* ]] && steps=$ISMCTS_BR_STEPS
-        "$CARDARENA" exploit "$env" "$agent" --steps "$steps" --games "$BR_GAMES" \
-            --seed "$BR_SEED" --out "$here/exploit/$name" --no-progress
-    done
-    if [ -n "$GENERATIONS" ]; then
-        for checkpoint in "$GENERATIONS"/checkpoints/step_*; do
+    if wanted exploit; then
+        for agent in random heuristic pretrained; do
+            [ -f "$here/exploit/$agent/exploit.json" ] && continue
+            rm -rf "$here/exploit/$agent"  # a run cut short: its parts would be refused
+            "$CARDARENA" exploit "$env" "$agent" --steps "$BR_STEPS" --games "$BR_GAMES" \
+                --seed "$BR_SEED" --out "$here/exploit/$agent" --no-progress
+        done
+    fi
+    if wanted search; then
+        name=${low//[:=]/_}
+        if [ ! -f "$here/exploit/$name/exploit.json" ]; then
+            rm -rf "$here/exploit/$name"
+            "$CARDARENA" exploit "$env" "$low" --warm-from pretrained --steps "$ISMCTS_BR_STEPS" \
+                --num-envs 64 --rollout-steps 16 --minibatch-size 512 --eval-games 50 \
+                --evaluations 4 --games "$ISMCTS_BR_GAMES" --seed "$BR_SEED" \
+                --out "$here/exploit/$name" --no-progress
+        fi
+    fi
+    if wanted selfplay && [ ! -f "$here/selfplay/done" ]; then
+        read -r steps every league extra <<< "${SELFPLAY[$env]}"
+        # shellcheck disable=SC2086  # $extra: the row's own flags, split into words
+        "$CARDARENA" train "$env" --backend vector --selfplay --steps "$steps" --seed 0 \
+            --out "$here/selfplay" --league-mode "$league" --precision bfloat16 \
+            --eval-every "$every" --checkpoint-every "$every" --snapshot-every "$every" \
+            --eval-games 1000 --no-progress ${extra:+$extra}
+        touch "$here/selfplay/done"
+    fi
+    if wanted generations && [ -d "$here/selfplay/checkpoints" ]; then
+        for checkpoint in "$here"/selfplay/checkpoints/step_*; do
             name=$(basename "$checkpoint")
             [ -f "$here/generations/$name/exploit.json" ] && continue
+            rm -rf "$here/generations/$name"
             "$CARDARENA" exploit "$env" "$checkpoint" --steps "$BR_STEPS" --start scratch \
                 --games "$BR_GAMES" --seed "$BR_SEED" --out "$here/generations/$name" \
                 --no-progress
@@ -63,3 +94,6 @@ for env in "${envs[@]}"; do
     fi
 done
 "$PYTHON" scripts/ladder_table.py "$OUT" | tee "$OUT/ladder.md"
+if ls "$OUT"/*/generations/step_*/exploit.json >/dev/null 2>&1; then
+    "$PYTHON" scripts/ladder_table.py "$OUT" --figure "$OUT/generations.png" >/dev/null
+fi

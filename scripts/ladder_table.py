@@ -1,9 +1,11 @@
 """The ladder's tables from ``scripts/ladder.sh``'s folder: per game, each agent's win rate
 against each other agent (round robin, Wilson 95% intervals) and its approximate
 exploitability (a best response's win rate against it, with its budget), and, when a self-play
-run's generations were measured, their exploitability over the run (``generations.png``).
+run's generations were measured, their exploitability over the run (``generations.png`` per
+game, and with ``--figure PATH`` one figure of every game's generations).
 
     python scripts/ladder_table.py runs/ladder > ladder.md
+    python scripts/ladder_table.py runs/ladder --figure docs/exploitability_generations.png
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ def exploitability(path: Path) -> dict[str, Any] | None:
         f"{100 * found['high']:.1f})",
         "steps": report["steps"],
         "start": found["start"],
+        "warm_from": report.get("warm_from"),
         "games": report["games"],
         "self_play": report["self_play"]["win_rate"],
         "win_rate": found["win_rate"],
@@ -67,7 +70,7 @@ def game_table(folder: Path) -> list[str]:
         found = exploitability(folder / "exploit" / spec.replace(":", "_").replace("=", "_")
                                / "exploit.json")  # fmt: skip
         row = [f"`{spec}`", *[cells.get((spec, other), "-") for other in specs]]
-        row += [found["text"], f"{found['steps']:,} ({found['start']})"] if found else ["-", "-"]
+        row += [found["text"], _budget(found)] if found else ["-", "-"]
         lines.append("| " + " | ".join(row) + " |")
     pairs = results["pairs"]
     lines += [
@@ -78,6 +81,12 @@ def game_table(folder: Path) -> list[str]:
         "",
     ]
     return lines
+
+
+def _budget(found: dict[str, Any]) -> str:
+    """The best response's budget, start and measurement games, as one cell."""
+    start = f"from {found['warm_from']}" if found["start"] == "warm" else found["start"]
+    return f"{found['steps']:,} ({start}), {found['games']:,} games"
 
 
 def _games(folder: Path) -> str:
@@ -98,8 +107,10 @@ def generations(folder: Path) -> list[str]:
         return []
     found.sort(key=lambda item: item[0])
     lines = [f"Self-play generations of {folder.name} (best response from scratch):", ""]
-    lines += ["| checkpoint step | best response wins | BR steps |", "|---|---|---|"]
-    lines += [f"| {step:,} | {f['text']} | {f['steps']:,} |" for step, f in found if f]
+    lines += ["| checkpoint step | best response wins | its self-play | BR steps |"]
+    lines += ["|---|---|---|---|"]
+    lines += [f"| {step:,} | {f['text']} | {100 * f['self_play']:.1f}% | {_budget(f)} |"
+              for step, f in found if f]  # fmt: skip
     _plot(folder, found)
     return [*lines, "", f"![generations]({folder.name}/generations.png)", ""]
 
@@ -126,13 +137,52 @@ def _plot(folder: Path, found: list[tuple[int, Any]]) -> None:
     figure.savefig(folder / "generations.png", dpi=100)
 
 
+def generations_figure(root: Path, out: Path) -> None:
+    """Every game's generations in one figure: the best response's win rate against each
+    self-play checkpoint, with 95% intervals, over the run's steps."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(7.5, 4.2), layout="constrained")
+    axes = figure.subplots()
+    budget = None
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        found = sorted(
+            (int(path.parent.name.removeprefix("step_")), exploitability(path))
+            for path in folder.glob("generations/step_*/exploit.json")
+        )
+        if not found:
+            continue
+        steps = [step / 1e6 for step, _ in found]
+        rates = [f["win_rate"] for _, f in found]
+        below = [f["win_rate"] - f["low"] for _, f in found]
+        above = [f["high"] - f["win_rate"] for _, f in found]
+        budget = found[0][1]["steps"]
+        axes.errorbar(steps, rates, yerr=[below, above], marker="o", capsize=3,
+                      label=folder.name)  # fmt: skip
+    axes.axhline(0.5, color="0.5", linestyle="--", linewidth=0.8, label="fair share")
+    axes.set_xlabel("self-play checkpoint (millions of learner steps)")
+    axes.set_ylabel("best response's win rate against it")
+    if budget is None:
+        raise SystemExit(f"no generations measured under {root}")
+    axes.set_title(f"Exploitability over self-play (best response: {budget:,} steps from scratch)")
+    axes.set_ylim(0, 1)
+    axes.legend(fontsize=8)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(out, dpi=110)
+
+
 def main(argv: list[str]) -> int:
+    figure = None
+    if len(argv) == 3 and argv[1] == "--figure":
+        figure, argv = Path(argv[2]), argv[:1]
     if len(argv) != 1 or not Path(argv[0]).is_dir():
-        print("usage: python scripts/ladder_table.py LADDER_FOLDER", file=sys.stderr)
+        print("usage: python scripts/ladder_table.py LADDER_FOLDER [--figure PNG]", file=sys.stderr)
         return 2
     root = Path(argv[0])
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
         print("\n".join(game_table(folder) + generations(folder)))
+    if figure is not None:
+        generations_figure(root, figure)
     return 0
 
 
