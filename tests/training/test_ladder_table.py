@@ -1,0 +1,82 @@
+"""``scripts/ladder_table.py``: the README's ladder tables come from the files that
+``cardarena eval`` and ``cardarena exploit`` write. A real (tiny) round robin and a real
+(tiny) exploit run feed it, so a change in either file's format fails here."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+from cardarena.training import cli
+from cardarena.training.exploit import exploit
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "ladder_table.py"
+PW = "promise_war_v0"
+TINY = {"num_envs": 16, "rollout_steps": 16, "minibatch_size": 128, "eval_games": 10,
+        "final_eval_games": 10}  # fmt: skip
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("ladder_table", SCRIPT)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+@pytest.fixture(scope="module")
+def ladder(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("ladder")
+    here = root / PW
+    argv = ["eval", PW, "random", "heuristic", "--games", "12", "--seed", "3", "--quiet",
+            "--out", str(here / "round_robin")]  # fmt: skip
+    assert cli.main(argv) == 0
+    exploit(PW, "random", out=here / "exploit" / "random", steps=256, games=30, train=TINY,
+            evaluations=1, progress=False)  # fmt: skip
+    exploit(PW, "heuristic", warm_from="pretrained", out=here / "exploit" / "heuristic",
+            steps=256, games=20, train=TINY, evaluations=1, progress=False)  # fmt: skip
+    for step in (2, 1):  # out of order on disk: the table sorts them
+        (here / "generations" / f"step_{step}").mkdir(parents=True)
+        (here / "generations" / f"step_{step}" / "exploit.json").write_text(
+            (here / "exploit" / "random" / "exploit.json").read_text()
+        )
+    return root
+
+
+def test_the_table_holds_the_round_robin_and_each_best_response(ladder, capsys):
+    module = _script()
+    assert module.main([str(ladder)]) == 0
+    text = capsys.readouterr().out
+    results = json.loads((ladder / PW / "round_robin" / "results.json").read_text())
+    pair = results["pairs"][0]
+    first, second = pair["agent"], pair["opponent"]
+    row = next(line for line in text.splitlines() if line.startswith(f"| `{first}` |"))
+    assert f"{100 * pair['wins'] / pair['games']:.1f}%" in row
+    random_row = next(line for line in text.splitlines() if line.startswith("| `random` |"))
+    report = json.loads((ladder / PW / "exploit" / "random" / "exploit.json").read_text())
+    assert f"{100 * report['exploitability']['win_rate']:.1f}%" in random_row
+    assert "256 (scratch), 30 games" in random_row
+    heuristic_row = next(line for line in text.splitlines() if line.startswith("| `heuristic` |"))
+    assert "256 (from pretrained), 20 games" in heuristic_row
+    assert second in text and "12 games per pairing, seed 3" in text
+    generations = text[text.index("Self-play generations") :].splitlines()
+    steps = [line.split("|")[1].strip() for line in generations if line.startswith("| ") and
+             line.split("|")[1].strip().isdigit()]  # fmt: skip
+    assert steps == ["1", "2"]
+
+
+def test_the_figure_is_written_and_an_empty_folder_says_so(ladder, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    module = _script()
+    out = tmp_path / "generations.png"
+    assert module.main([str(ladder), "--figure", str(out)]) == 0
+    assert out.stat().st_size > 5000
+    empty = tmp_path / "empty"
+    (empty / PW).mkdir(parents=True)
+    with pytest.raises(SystemExit, match="no generations measured"):
+        module.main([str(empty), "--figure", str(tmp_path / "none.png")])
+    assert module.main([]) == 2 and "usage:" in capsys.readouterr().err
