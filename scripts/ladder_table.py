@@ -139,7 +139,8 @@ def _plot(folder: Path, found: list[tuple[int, Any]]) -> None:
 
 def generations_figure(root: Path, out: Path) -> None:
     """Every game's generations in one figure: the best response's win rate against each
-    self-play checkpoint, with 95% intervals, over the run's steps."""
+    self-play checkpoint, with 95% intervals, over the run's steps, and dotted the
+    checkpoint's own self-play rate on the same games (what a best response must beat)."""
     from matplotlib.figure import Figure
 
     figure = Figure(figsize=(7.5, 4.2), layout="constrained")
@@ -157,9 +158,12 @@ def generations_figure(root: Path, out: Path) -> None:
         below = [f["win_rate"] - f["low"] for _, f in found]
         above = [f["high"] - f["win_rate"] for _, f in found]
         budget = found[0][1]["steps"]
-        axes.errorbar(steps, rates, yerr=[below, above], marker="o", capsize=3,
-                      label=folder.name)  # fmt: skip
+        line = axes.errorbar(steps, rates, yerr=[below, above], marker="o", capsize=3,
+                             label=folder.name)  # fmt: skip
+        axes.plot(steps, [f["self_play"] for _, f in found], linestyle=":", linewidth=1,
+                  color=line[0].get_color())  # fmt: skip
     axes.axhline(0.5, color="0.5", linestyle="--", linewidth=0.8, label="fair share")
+    axes.plot([], [], linestyle=":", color="0.3", label="the checkpoint against itself")
     axes.set_xlabel("self-play checkpoint (millions of learner steps)")
     axes.set_ylabel("best response's win rate against it")
     if budget is None:
