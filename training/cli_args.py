@@ -156,13 +156,14 @@ class ExploitArgs:
     seat, seats rotated. An agent with a network (pretrained, an exported .npz, a checkpoint
     folder) gets two starts, warm-started from its own weights and from scratch (--start
     both); any other agent (heuristic, random, a search agent, played row by row and slowly
-    when it has no batched form) from scratch. Each final network is then measured on
+    when it has no batched form) from scratch, or with --warm-from SPEC from another agent's
+    network. Each final network is then measured on
     --games fresh games against AGENT. The approximate exploitability is the best
     response's win rate (wins / games) with its 95% Wilson interval, and for two-player
     zero-sum games also its expected return (wins - losses) / games: a lower bound on what
     a true best response wins, next to the agent's own self-play rate on the same games.
-    Writes OUT/exploit.json, OUT/exploit.png (extra 'plot') and OUT/scratch, OUT/agent (the
-    training runs)."""
+    Writes OUT/exploit.json, OUT/exploit.png (extra 'plot') and OUT/scratch, OUT/agent or
+    OUT/warm (the training runs)."""
 
     env: str = field(metadata=meta(positional=True))
     """Env name, e.g. promise_war_v0 (see ``cardarena list``)."""
