@@ -524,7 +524,7 @@ class BeastWarsState(RulesState):
         """
         twin = self.clone()
         twin.events = None  # the redrawn picks below must not log
-        deck = np.array(twin._deck, dtype=np.int64)
+        deck = np.sort(np.array(twin._deck, dtype=np.int64))  # the order must not leak in
         rng.shuffle(deck)
         twin._deck = deck.tolist()
         twin._rng = np.random.default_rng(int(rng.integers(2**63)))

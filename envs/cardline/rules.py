@@ -573,29 +573,35 @@ class CardlineState(RulesState):
         twin = self.clone()
         if twin.pile:
             below = twin.pile[:-1]
-            rng.shuffle(below)
             if twin.out:
-                self._redeal_unrevealed(twin, below, rng)
+                below = self._redeal_unrevealed(twin, below, rng)
+            below.sort()  # sorted before the shuffle: the true order must not leak in
+            rng.shuffle(below)
             twin.pile[:-1] = below
+        twin.box.sort()
         rng.shuffle(twin.box)
         twin.rng = np.random.default_rng(int(rng.integers(2**63)))
         twin.events = None if self.events is None else visible_events(self.events, seat)
         return twin
 
     @staticmethod
-    def _redeal_unrevealed(twin: CardlineState, below: list[int], rng: np.random.Generator):
-        """Swap never-revealed cards between the hidden part of the pile and ``out``."""
-        places = [("pile", i) for i, c in enumerate(below) if not twin.revealed[c]]
-        places += [("out", i) for i, c in enumerate(twin.out) if not twin.revealed[c]]
-        cards = [below[i] if where == "pile" else twin.out[i] for where, i in places]
-        rng.shuffle(cards)
-        for (where, i), card in zip(places, cards, strict=True):
-            if where == "pile":
-                below[i] = card
-                twin.where[card] = IN_PILE
-            else:
-                twin.out[i] = card
-                twin.where[card] = OUT_OF_GAME
+    def _redeal_unrevealed(
+        twin: CardlineState, below: list[int], rng: np.random.Generator
+    ) -> list[int]:
+        """Which never-revealed cards lie in the hidden part of the pile and which are out of
+        the game, drawn again (as many in each as before): returns the new hidden part of
+        the pile, unshuffled, and sets ``twin.out``."""
+        kept = [card for card in below if twin.revealed[card]]
+        hidden = [card for card in below if not twin.revealed[card]]
+        gone = [card for card in twin.out if not twin.revealed[card]]
+        pool = sorted(hidden + gone)
+        rng.shuffle(pool)
+        for card in pool[: len(hidden)]:
+            twin.where[card] = IN_PILE
+        for card in pool[len(hidden) :]:
+            twin.where[card] = OUT_OF_GAME
+        twin.out = sorted([card for card in twin.out if twin.revealed[card]] + pool[len(hidden) :])
+        return kept + pool[: len(hidden)]
 
     # --- derived views ---------------------------------------------------------------------
     @property

@@ -407,12 +407,14 @@ class IronManWarState(RulesState):
         The opponent's unseen cards (hand, committed cards still face down, pending face-down
         pick, deck) are pooled, shuffled and dealt back into the same places with the same
         sizes; ``seat``'s own deck is reshuffled (it knows the composition, not the order).
+        Each pool is sorted before its shuffle, so the copy depends on ``seat``'s information
+        and ``rng`` only, never on how the true cards lie.
         Everything public and everything of ``seat``'s own stays as it is. The copy's
         generator for later reshuffles is a detached one (``detached_generator``): a copy of
         this state's would know the order of every reshuffle to come.
         """
         twin = self.clone()
-        own_pile = np.array(twin._piles[seat], dtype=np.int64)
+        own_pile = np.sort(np.array(twin._piles[seat], dtype=np.int64))
         rng.shuffle(own_pile)
         twin._piles[seat] = own_pile.tolist()
         other = 1 - seat
@@ -422,7 +424,7 @@ class IronManWarState(RulesState):
         committed = twin.committed[other, hidden_slots]
         picked = np.array([twin.pending_play[other]] if pending else [], dtype=np.int64)
         deck = np.array(twin._piles[other], dtype=np.int64)
-        pool = np.concatenate((hand, committed, picked, deck))
+        pool = np.sort(np.concatenate((hand, committed, picked, deck)))
         rng.shuffle(pool)
         used = len(hand)
         twin.hands[other] = np.bincount(pool[:used], minlength=NUM_KINDS)

@@ -219,6 +219,34 @@ def test_a_resample_does_not_know_the_future_shuffles(name, config):
     assert checked, "no generator in any state: a vacuous test"
 
 
+def _comparable(state) -> dict:
+    """A rules state's fields as plain values (its generator and log aside: the generator is
+    checked above, the log by tests/play)."""
+    return {
+        name: value.tolist() if isinstance(value, np.ndarray) else value
+        for name, value in vars(state).items()
+        if not isinstance(value, np.random.Generator) and name not in ("events", "game")
+    }
+
+
+@pytest.mark.parametrize(("name", "config"), CASES)
+def test_a_resample_depends_on_the_information_set_alone(name, config):
+    """Two true states of one information set (the state and a resample of it) resample,
+    with the same generator, to the very same copy: the hidden cards cannot steer the redraw
+    (a shuffle that starts from the true order would let them)."""
+    rng = np.random.default_rng(8)
+    differed = 0
+    for raw, _ in _raw_states(name, config, games=3):
+        state = raw.game_state
+        seat = int(rng.integers(len(raw.possible_agents)))
+        twin = state.resample_from_infostate(seat, rng)
+        differed += _comparable(twin) != _comparable(state)
+        same = [s.resample_from_infostate(seat, np.random.default_rng(1)) for s in (state, twin)]
+        assert _comparable(same[0]) == _comparable(same[1])
+    if name != "cardline_v0":  # two-seat Cardline hides only orders a sort undoes
+        assert differed, "no resample changed anything: a vacuous test"
+
+
 # --- game ends: rewards, infos, metadata ----------------------------------------------------
 @pytest.mark.parametrize(("name", "config"), CASES)
 def test_end_of_game_infos_rewards_and_metadata(name, config):

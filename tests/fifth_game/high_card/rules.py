@@ -160,7 +160,7 @@ class HighCardState(RulesState):
         other = 1 - seat
         hand = np.flatnonzero(twin.hands[other]).tolist()
         pick = [twin.picks[other]] if twin.picks[other] >= 0 else []
-        unseen = np.array(hand + pick + twin.stock, dtype=np.int64)
+        unseen = np.sort(np.array(hand + pick + twin.stock, dtype=np.int64))  # no true order
         rng.shuffle(unseen)
         cards = unseen.tolist()
         twin.hands[other] = 0
