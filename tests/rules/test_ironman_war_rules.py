@@ -976,9 +976,10 @@ def test_resample_keeps_all_a_seat_sees_and_redraws_the_rest_consistently():
             )
             if not state.has_pending[other]:
                 assert twin.pending_play[other] == state.pending_play[other]
-            # the twin keeps its own generator (a copy of the original's), not ``rng``
-            assert repr(twin._rng.bit_generator.state) == repr(state._rng.bit_generator.state)
-            assert twin._rng is not state._rng
+            # the twin's generator is detached: neither the original's (which knows the order
+            # of later reshuffles) nor ``rng`` itself
+            assert repr(twin._rng.bit_generator.state) != repr(state._rng.bit_generator.state)
+            assert twin._rng is not state._rng and twin._rng is not rng
             total += 1
             changed += hidden_cards(twin, other) != hidden_cards(state, other)
     assert changed > 0.6 * total  # not all: e.g. an empty hand and nothing face down
