@@ -230,13 +230,7 @@ def save_checkpoint(
         raise InvalidConfigError(f"env config {spec.config!r} is not JSON: {error}") from error
     settings = model_settings(model)
     network, moments, groups = model_state(model)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    recover(path)
-    for stale in _siblings(path, "tmp"):  # left by a save that was killed
-        shutil.rmtree(stale, ignore_errors=True)
-    tmp = path.parent / f".{path.name}.tmp-{uuid.uuid4().hex}"
-    tmp.mkdir()
-    old = path.parent / f".{path.name}.old-{uuid.uuid4().hex}"
+    tmp = _fresh_tmp(path)
     try:
         np.savez(tmp / POLICY, **network)  # type: ignore[arg-type]
         np.savez(tmp / OPTIMIZER, **moments)  # type: ignore[arg-type]
@@ -262,6 +256,57 @@ def save_checkpoint(
             json.dump(meta, handle, indent=2, allow_nan=False)
             handle.flush()
             os.fsync(handle.fileno())
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return _install(tmp, path)
+
+
+def copy_checkpoint(source: str | Path, path: str | Path) -> Path:
+    """Copy the complete checkpoint at ``source`` to ``path``, atomically as ``save_checkpoint``
+    writes (a resume uses it to bring ``latest`` up to a newer ``checkpoints/step_N``)."""
+    source, path = Path(source), Path(path)
+    meta = dict(read_meta(source))  # a complete checkpoint, or a precise error
+    # Snapshot opponents are stored relative to their checkpoint folder: re-anchor them.
+    meta["opponents"] = [
+        {"path": os.path.relpath(os.path.normpath(source.resolve() / entry["path"]),
+                                 path.resolve())}
+        if isinstance(entry, dict) and isinstance(entry.get("path"), str)
+        else entry
+        for entry in meta.get("opponents", [])
+    ]  # fmt: skip
+    tmp = _fresh_tmp(path)
+    try:
+        for name in FILES:
+            shutil.copyfile(source / name, tmp / name)
+            _fsync_file(tmp / name)
+        with open(tmp / META, "w") as handle:
+            json.dump(meta, handle, indent=2, allow_nan=False)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return _install(tmp, path)
+
+
+def _fresh_tmp(path: Path) -> Path:
+    """An empty temporary sibling of ``path`` to write a checkpoint into, once a killed
+    save's leftovers are recovered or removed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    recover(path)
+    for stale in _siblings(path, "tmp"):  # left by a save that was killed
+        shutil.rmtree(stale, ignore_errors=True)
+    tmp = path.parent / f".{path.name}.tmp-{uuid.uuid4().hex}"
+    tmp.mkdir()
+    return tmp
+
+
+def _install(tmp: Path, path: Path) -> Path:
+    """Rename the finished ``tmp`` into ``path``: an old checkpoint there is moved aside
+    first and deleted only once the new one is in place (``recover`` undoes a kill between)."""
+    old = path.parent / f".{path.name}.old-{uuid.uuid4().hex}"
+    try:
         _fsync_dir(tmp)
         if path.exists():
             os.replace(path, old)
@@ -297,6 +342,7 @@ __all__ = [
     "Checkpoint",
     "CheckpointData",
     "capture_rng_state",
+    "copy_checkpoint",
     "is_checkpoint",
     "is_complete",
     "load_checkpoint",

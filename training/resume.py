@@ -1,5 +1,5 @@
 """Where a ``cardarena train --resume`` continues, and whether it may: the newest complete
-checkpoint of a run (``resume_point``) and the league flags it must repeat
+checkpoint of a run (``resume_point``, ``resume_latest``) and the league flags it must repeat
 (``check_same_league``)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 from cardarena.envs.core import InvalidConfigError
 from cardarena.envs.core.untrusted import read_json
 
-from .checkpoint import read_meta
+from .checkpoint import copy_checkpoint, read_meta
 from .train_args import TrainArgs
 
 #: League settings a resume must repeat (they shape what the learner plays against).
@@ -56,6 +56,18 @@ def resume_point(out: Path) -> Path:
     return best
 
 
+def resume_latest(out: Path) -> Path:
+    """Where a resume continues: ``out/latest``, first brought up to ``resume_point(out)``
+    when a kill came between a save's two writes. Without it a run killed while saving its
+    final step would, resumed, have nothing left to train and leave ``latest`` a step
+    behind for good."""
+    point = resume_point(out)
+    latest = out / "latest"
+    if point != latest:
+        copy_checkpoint(point, latest)
+    return latest
+
+
 def read_step(path: Path) -> int | None:
     """The step of the checkpoint at ``path``, or None when there is none."""
     try:
@@ -69,5 +81,6 @@ __all__ = [
     "check_same_league",
     "check_same_settings",
     "read_step",
+    "resume_latest",
     "resume_point",
 ]

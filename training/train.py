@@ -53,7 +53,13 @@ from .league import (
     save_loss_rates,
 )
 from .ppo import build_model
-from .resume import LEAGUE_SETTINGS, check_same_league, read_step, resume_point
+from .resume import (
+    LEAGUE_SETTINGS,
+    check_same_league,
+    read_step,
+    resume_latest,
+    resume_point,
+)
 from .run_lock import RunLock
 from .single_agent import SingleAgentEnv
 from .train_args import (
@@ -236,7 +242,7 @@ def _train_locked(
     """``train`` once this process holds the run folder's lock."""
     if args.resume:
         check_same_league(out, args)
-    latest = resume_point(out)
+    latest = resume_latest(out) if args.resume else resume_point(out)
     checkpoint = (
         load_checkpoint(latest, expect_env=EnvSpec(args.env, _env_config(args)))
         if args.resume

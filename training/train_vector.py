@@ -41,7 +41,13 @@ from .evaluate import available_baselines, evaluation_row, print_final
 from .evaluate_vector import evaluate_batched
 from .jsonl import append_jsonl
 from .league import LeaguePool, measure_league, restore_loss_rates, save_loss_rates
-from .resume import check_same_league, check_same_settings, read_step, resume_point
+from .resume import (
+    check_same_league,
+    check_same_settings,
+    read_step,
+    resume_latest,
+    resume_point,
+)
 from .run_lock import RunLock
 from .train_args import TrainArgs
 
@@ -124,7 +130,7 @@ class _Run:
         self.spec = EnvSpec(args.env, {**(config or {}), **_env_config(args)})
         if args.resume:
             check_same_league(out, args)
-        latest = resume_point(out)
+        latest = resume_latest(out) if args.resume else resume_point(out)
         self.checkpoint = load_checkpoint(latest, self.spec) if args.resume else None
         if not args.resume and read_step(latest) is not None:
             raise InvalidConfigError(f"{out} already holds a run; pass --resume or another --out")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -174,6 +175,26 @@ def test_resume_continues_exactly_as_the_uninterrupted_run(tmp_path):
     a, b = _network(whole), _network(resumed)
     assert all(np.array_equal(a[k], b[k]) for k in a)
     assert load_checkpoint(resumed).n_updates == 10 * SMALL["n_epochs"]
+
+
+def test_killed_between_the_final_steps_two_saves_a_resume_brings_latest_up(tmp_path):
+    """The kill the random-kill test below can only hit by luck: after the last step's
+    ``checkpoints/step_N`` was written and before ``latest`` was. Resumed, nothing is left to
+    train, and ``latest`` must still end at step N (it used to stay a checkpoint behind)."""
+    whole = _train(tmp_path / "whole")
+    out = tmp_path / "killed"
+    shutil.copytree(tmp_path / "whole", out)
+    shutil.rmtree(out / "latest")  # ``latest`` as the save before the last one left it:
+    shutil.copytree(_train(tmp_path / "part", steps=STEPS - 2 * ROLLOUT).parent.parent / "latest",
+                    out / "latest")  # fmt: skip
+    rows = (out / "eval.jsonl").read_text().splitlines()
+    assert json.loads(rows[-1])["final"]
+    (out / "eval.jsonl").write_text("\n".join(rows[:-1]) + "\n")  # the kill came before it
+    _train(out, resume=True)
+    assert load_checkpoint(out / "latest").step == STEPS
+    a, b = _network(whole), _network(out / "latest")
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert json.loads((out / "eval.jsonl").read_text().splitlines()[-1])["final"]
 
 
 def test_resume_refuses_another_geometry_and_a_run_of_another_backend(tmp_path):
