@@ -9,26 +9,31 @@
 #   GAMES=100 PARTS="round_robin exploit" scripts/ladder.sh promise_war_v0
 #
 # PARTS (default all): round_robin, exploit (random, heuristic, pretrained at BR_STEPS),
-# search (ismcts at ISMCTS_LOW, see below), selfplay (train the self-play run, the shipped
-# agent's row of scripts/train_pretrained.sh with fewer steps), generations (exploit each of
-# its checkpoints at BR_STEPS from scratch). A finished piece is never redone.
+# common (random, heuristic, pretrained at the common budget, see below), search (both ismcts
+# budgets at the common budget), selfplay (train the self-play run, the shipped agent's row of
+# scripts/train_pretrained.sh with fewer steps), generations (exploit each of its checkpoints
+# at BR_STEPS from scratch). A finished piece is never redone; SEARCH="25" (say) limits the
+# search part to some budgets.
 #
-# Search agents have no batched form: as the best response's opponent they play row by row
-# (tens of ms per decision), so theirs is a small stated budget (ISMCTS_BR_STEPS, measured on
-# ISMCTS_BR_GAMES games) with the best response warm-started from `pretrained`'s network.
+# The common budget, the one every agent of the table is measured at: search agents have no
+# batched form, so as the best response's opponent they play row by row (tens of ms per
+# decision), and a budget they can afford is small: COMMON_STEPS learner decisions, the best
+# response warm-started from `pretrained`'s network, measured on COMMON_GAMES games. The
+# agents with a batched form get the long budget (BR_STEPS, best of two starts) as well.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1  # small numpy policies: far faster on one thread
 
 OUT=${OUT:-runs/ladder}
-PARTS=${PARTS:-round_robin exploit search selfplay generations}
+PARTS=${PARTS:-round_robin exploit common search selfplay generations}
 BR_STEPS=${BR_STEPS:-1000000}        # best-response budget per start (learner decisions)
 BR_GAMES=${BR_GAMES:-2000}           # fresh games measuring each best response
 GAMES=${GAMES:-100}                  # games per pairing of the round robin
 ISMCTS_LOW=${ISMCTS_LOW:-25}         # the two search budgets (iterations per decision)
 ISMCTS_HIGH=${ISMCTS_HIGH:-100}
-ISMCTS_BR_STEPS=${ISMCTS_BR_STEPS:-32768}
-ISMCTS_BR_GAMES=${ISMCTS_BR_GAMES:-300}
+SEARCH=${SEARCH:-"$ISMCTS_LOW $ISMCTS_HIGH"}
+COMMON_STEPS=${COMMON_STEPS:-32768}
+COMMON_GAMES=${COMMON_GAMES:-300}
 EVAL_SEED=2026
 BR_SEED=0
 CARDARENA=${CARDARENA:-.venv/bin/cardarena}
@@ -48,6 +53,17 @@ low="ismcts:iterations=$ISMCTS_LOW"
 high="ismcts:iterations=$ISMCTS_HIGH"
 wanted() { [[ " $PARTS " == *" $1 "* ]]; }
 
+# The best response to $2 at the common budget, into $1/common/<spec as a file name>.
+common() {
+    local folder
+    folder="$1/common/$(tr ':=' '__' <<< "$2")"
+    [ -f "$folder/exploit.json" ] && return 0
+    rm -rf "$folder"  # a run cut short: its parts would be refused
+    "$CARDARENA" exploit "$env" "$2" --warm-from pretrained --steps "$COMMON_STEPS" \
+        --num-envs 64 --rollout-steps 16 --minibatch-size 512 --eval-games 50 \
+        --evaluations 4 --games "$COMMON_GAMES" --seed "$BR_SEED" --out "$folder" --no-progress
+}
+
 for env in "${envs[@]}"; do
     here="$OUT/$env"
     mkdir -p "$here"
@@ -63,15 +79,11 @@ for env in "${envs[@]}"; do
                 --seed "$BR_SEED" --out "$here/exploit/$agent" --no-progress
         done
     fi
+    if wanted common; then
+        for agent in random heuristic pretrained; do common "$here" "$agent"; done
+    fi
     if wanted search; then
-        name=${low//[:=]/_}
-        if [ ! -f "$here/exploit/$name/exploit.json" ]; then
-            rm -rf "$here/exploit/$name"
-            "$CARDARENA" exploit "$env" "$low" --warm-from pretrained --steps "$ISMCTS_BR_STEPS" \
-                --num-envs 64 --rollout-steps 16 --minibatch-size 512 --eval-games 50 \
-                --evaluations 4 --games "$ISMCTS_BR_GAMES" --seed "$BR_SEED" \
-                --out "$here/exploit/$name" --no-progress
-        fi
+        for iterations in $SEARCH; do common "$here" "ismcts:iterations=$iterations"; done
     fi
     if wanted selfplay && [ ! -f "$here/selfplay/done" ]; then
         read -r steps every league extra <<< "${SELFPLAY[$env]}"

@@ -1,6 +1,7 @@
 """The ladder's tables from ``scripts/ladder.sh``'s folder: per game, each agent's win rate
 against each other agent (round robin, Wilson 95% intervals) and its approximate
-exploitability (a best response's win rate against it, with its budget), and, when a self-play
+exploitability (a best response's win rate against it: every agent at one common budget,
+the agents with a batched form also at a long one, each with its budget), and, when a self-play
 run's generations were measured, their exploitability over the run (``generations.png`` per
 game, and with ``--figure PATH`` one figure of every game's generations).
 
@@ -57,27 +58,39 @@ def exploitability(path: Path) -> dict[str, Any] | None:
     }
 
 
+def _file_name(spec: str) -> str:
+    """The folder ``scripts/ladder.sh`` keeps an agent's best response in."""
+    return spec.replace(":", "_").replace("=", "_")
+
+
 def game_table(folder: Path) -> list[str]:
+    """One game's table: the round robin, then each agent's best response at the common
+    budget (``common/``, every agent) and at the long one (``exploit/``, batched agents)."""
     lines = [f"### {folder.name}", ""]
     robin = folder / "round_robin"
     if not (robin / "results.json").is_file():
         return [*lines, "(no round robin yet)", ""]
     specs, cells = round_robin(robin)
     results = json.loads((robin / "results.json").read_text())
-    header = ["agent", *[f"vs {s}" for s in specs], "best response wins", "BR steps"]
+    header = ["agent", *[f"vs {s}" for s in specs], "BR wins, common budget",
+              "BR wins, long budget", "long budget"]  # fmt: skip
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    commons = []
     for spec in specs:
-        found = exploitability(folder / "exploit" / spec.replace(":", "_").replace("=", "_")
-                               / "exploit.json")  # fmt: skip
+        common = exploitability(folder / "common" / _file_name(spec) / "exploit.json")
+        found = exploitability(folder / "exploit" / _file_name(spec) / "exploit.json")
         row = [f"`{spec}`", *[cells.get((spec, other), "-") for other in specs]]
+        row += [common["text"] if common else "-"]
         row += [found["text"], _budget(found)] if found else ["-", "-"]
         lines.append("| " + " | ".join(row) + " |")
+        commons += [_budget(common)] if common else []
     pairs = results["pairs"]
     lines += [
         "",
         f"Round robin: {pairs[0]['games'] if pairs else 0} games per pairing, seed "
-        f"{results['seed']}, seats alternating; best responses: PPO on the batched engine, "
-        f"measured on {_games(folder)} fresh games each (`cardarena exploit`).",
+        f"{results['seed']}, seats alternating. Best responses: PPO on the batched engine "
+        f"(`cardarena exploit`), common budget {' / '.join(dict.fromkeys(commons)) or '-'}; "
+        f"long budget measured on {_games(folder)} fresh games each.",
         "",
     ]
     return lines

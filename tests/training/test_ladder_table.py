@@ -39,12 +39,19 @@ def ladder(tmp_path_factory) -> Path:
             evaluations=1, progress=False)  # fmt: skip
     exploit(PW, "heuristic", warm_from="pretrained", out=here / "exploit" / "heuristic",
             steps=256, games=20, train=TINY, evaluations=1, progress=False)  # fmt: skip
+    exploit(PW, "random", warm_from="pretrained", out=here / "common" / "random", steps=128,
+            games=16, train=TINY, evaluations=1, progress=False)  # fmt: skip
     for step in (2, 1):  # out of order on disk: the table sorts them
         (here / "generations" / f"step_{step}").mkdir(parents=True)
         (here / "generations" / f"step_{step}" / "exploit.json").write_text(
             (here / "exploit" / "random" / "exploit.json").read_text()
         )
     return root
+
+
+def _percent(report: dict) -> str:
+    found = report["exploitability"]
+    return f"{100 * found['win_rate']:.1f}% ({100 * found['low']:.1f}-{100 * found['high']:.1f})"
 
 
 def test_the_table_holds_the_round_robin_and_each_best_response(ladder, capsys):
@@ -60,6 +67,10 @@ def test_the_table_holds_the_round_robin_and_each_best_response(ladder, capsys):
     report = json.loads((ladder / PW / "exploit" / "random" / "exploit.json").read_text())
     assert f"{100 * report['exploitability']['win_rate']:.1f}%" in random_row
     assert "256 (scratch), 30 games" in random_row
+    common = json.loads((ladder / PW / "common" / "random" / "exploit.json").read_text())
+    cells = [cell.strip() for cell in random_row.split("|")]
+    assert cells[-4] == _percent(common) and cells[-3] == _percent(report)
+    assert "common budget 128 (from pretrained), 16 games" in text
     heuristic_row = next(line for line in text.splitlines() if line.startswith("| `heuristic` |"))
     assert "256 (from pretrained), 20 games" in heuristic_row
     assert second in text and "12 games per pairing, seed 3" in text
