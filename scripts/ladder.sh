@@ -3,7 +3,8 @@
 # other (a round robin, cardarena eval), each one's approximate exploitability (cardarena
 # exploit), and for one short self-play run per game the exploitability of its checkpoints
 # (is self-play converging?). Then the tables and the figure (scripts/ladder_table.py).
-# Nothing here is tuned to the seeds: they are fixed below.
+# Nothing here is tuned to the seeds: they are fixed below. Every finished result is copied
+# to docs/ladder (KEEP), and one found there is not measured again: delete it to redo it.
 #
 #   scripts/ladder.sh [ENV ...]                    # default: all four games
 #   GAMES=100 PARTS="round_robin exploit" scripts/ladder.sh promise_war_v0
@@ -36,6 +37,7 @@ COMMON_STEPS=${COMMON_STEPS:-32768}
 COMMON_GAMES=${COMMON_GAMES:-300}
 EVAL_SEED=2026
 BR_SEED=0
+KEEP=${KEEP:-docs/ladder}            # the measured results, kept in the repository (see there)
 CARDARENA=${CARDARENA:-.venv/bin/cardarena}
 PYTHON=${PYTHON:-.venv/bin/python}
 
@@ -46,6 +48,16 @@ declare -A SELFPLAY=(
     [beast_wars_v0]="4000000 1000000 prioritised --learning-rate 0.0003"
     [cardline_v0]="2000000 500000 latest"
 )
+
+# The results files only (the runs' checkpoints stay in $OUT), with their folders, from $1 to
+# $2, never over a file already there: a kept result counts as a finished piece.
+copy_results() {
+    [ -d "$1" ] || return 0
+    (cd "$1" && find . \( -name exploit.json -o -name results.json \) -print0) |
+        while IFS= read -r -d '' file; do
+            [ -e "$2/$file" ] || install -D -m 644 "$1/$file" "$2/$file"
+        done
+}
 
 envs=("$@")
 [ ${#envs[@]} -gt 0 ] || envs=(promise_war_v0 ironman_war_v0 beast_wars_v0 cardline_v0)
@@ -64,6 +76,8 @@ common() {
         --evaluations 4 --games "$COMMON_GAMES" --seed "$BR_SEED" --out "$folder" --no-progress
 }
 
+copy_results "$KEEP" "$OUT"
+trap 'copy_results "$OUT" "$KEEP"' EXIT  # what finished is kept, even when a piece fails
 for env in "${envs[@]}"; do
     here="$OUT/$env"
     mkdir -p "$here"

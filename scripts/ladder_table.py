@@ -68,32 +68,55 @@ def game_table(folder: Path) -> list[str]:
     budget (``common/``, every agent) and at the long one (``exploit/``, batched agents)."""
     lines = [f"### {folder.name}", ""]
     robin = folder / "round_robin"
-    if not (robin / "results.json").is_file():
-        return [*lines, "(no round robin yet)", ""]
-    specs, cells = round_robin(robin)
-    results = json.loads((robin / "results.json").read_text())
-    header = ["agent", *[f"vs {s}" for s in specs], "BR wins, common budget",
+    if (robin / "results.json").is_file():
+        specs, cells = round_robin(robin)
+        results = json.loads((robin / "results.json").read_text())
+    else:  # the best responses alone, agents named by their folders
+        specs, cells, results = _measured(folder), {}, None
+        if not specs:
+            return [*lines, "(nothing measured yet)", ""]
+    columns = specs if results else []
+    header = ["agent", *[f"vs {s}" for s in columns], "BR wins, common budget",
               "BR wins, long budget", "long budget"]  # fmt: skip
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     commons = []
     for spec in specs:
         common = exploitability(folder / "common" / _file_name(spec) / "exploit.json")
         found = exploitability(folder / "exploit" / _file_name(spec) / "exploit.json")
-        row = [f"`{spec}`", *[cells.get((spec, other), "-") for other in specs]]
+        row = [f"`{spec}`", *[cells.get((spec, other), "-") for other in columns]]
         row += [common["text"] if common else "-"]
         row += [found["text"], _budget(found)] if found else ["-", "-"]
         lines.append("| " + " | ".join(row) + " |")
         commons += [_budget(common)] if common else []
-    pairs = results["pairs"]
+    pairs = results["pairs"] if results else []
+    robin_text = (
+        f"Round robin: {pairs[0]['games'] if pairs else 0} games per pairing, seed "
+        f"{results['seed']}, seats alternating."
+        if results
+        else "No round robin here."
+    )
     lines += [
         "",
-        f"Round robin: {pairs[0]['games'] if pairs else 0} games per pairing, seed "
-        f"{results['seed']}, seats alternating. Best responses: PPO on the batched engine "
+        f"{robin_text} Best responses: PPO on the batched engine "
         f"(`cardarena exploit`), common budget {' / '.join(dict.fromkeys(commons)) or '-'}; "
         f"long budget measured on {_games(folder)} fresh games each.",
         "",
     ]
     return lines
+
+
+def _measured(folder: Path) -> list[str]:
+    """The agents with a best response under ``folder``, weakest kind first (as the ladder
+    lists them), their specs read from the reports."""
+    specs = {
+        json.loads(path.read_text())["agent"]
+        for kind in ("common", "exploit")
+        for path in folder.glob(f"{kind}/*/exploit.json")
+    }
+    order = ("random", "heuristic", "ismcts", "pretrained")
+    return sorted(specs, key=lambda spec: (
+        next((i for i, kind in enumerate(order) if spec.startswith(kind)), len(order)),
+        len(spec), spec))  # fmt: skip
 
 
 def _budget(found: dict[str, Any]) -> str:

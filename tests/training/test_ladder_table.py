@@ -91,3 +91,17 @@ def test_the_figure_is_written_and_an_empty_folder_says_so(ladder, tmp_path, cap
     with pytest.raises(SystemExit, match="no generations measured"):
         module.main([str(empty), "--figure", str(tmp_path / "none.png")])
     assert module.main([]) == 2 and "usage:" in capsys.readouterr().err
+
+
+def test_without_a_round_robin_the_best_responses_alone_are_listed(ladder, tmp_path, capsys):
+    alone = tmp_path / "alone" / PW
+    for kind in ("common", "exploit"):
+        (alone / kind / "random").mkdir(parents=True)
+        (alone / kind / "random" / "exploit.json").write_text(
+            (ladder / PW / kind / "random" / "exploit.json").read_text()
+        )
+    assert _script().main([str(alone.parent)]) == 0
+    text = capsys.readouterr().out
+    assert "| agent | BR wins, common budget | BR wins, long budget | long budget |" in text
+    assert "| `random` |" in text and "No round robin here." in text
+    assert "vs heuristic" not in text
