@@ -250,16 +250,10 @@ def save_checkpoint(
             "opponents": _opponent_entries(opponents, path),
             "files": {name: _sha256(tmp / name) for name in FILES},
         }
-        for name in FILES:
-            _fsync_file(tmp / name)
-        with open(tmp / META, "w") as handle:
-            json.dump(meta, handle, indent=2, allow_nan=False)
-            handle.flush()
-            os.fsync(handle.fileno())
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return _install(tmp, path)
+    return _install(tmp, path, meta)
 
 
 def copy_checkpoint(source: str | Path, path: str | Path) -> Path:
@@ -279,15 +273,10 @@ def copy_checkpoint(source: str | Path, path: str | Path) -> Path:
     try:
         for name in FILES:
             shutil.copyfile(source / name, tmp / name)
-            _fsync_file(tmp / name)
-        with open(tmp / META, "w") as handle:
-            json.dump(meta, handle, indent=2, allow_nan=False)
-            handle.flush()
-            os.fsync(handle.fileno())
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return _install(tmp, path)
+    return _install(tmp, path, meta)
 
 
 def _fresh_tmp(path: Path) -> Path:
@@ -302,11 +291,18 @@ def _fresh_tmp(path: Path) -> Path:
     return tmp
 
 
-def _install(tmp: Path, path: Path) -> Path:
-    """Rename the finished ``tmp`` into ``path``: an old checkpoint there is moved aside
-    first and deleted only once the new one is in place (``recover`` undoes a kill between)."""
+def _install(tmp: Path, path: Path, meta: Mapping[str, Any]) -> Path:
+    """Sync ``tmp``'s files, write ``meta`` last (a folder without it is no checkpoint), and
+    rename ``tmp`` into ``path``: an old checkpoint there is moved aside first and deleted
+    only once the new one is in place (``recover`` undoes a kill between)."""
     old = path.parent / f".{path.name}.old-{uuid.uuid4().hex}"
     try:
+        for name in FILES:
+            _fsync_file(tmp / name)
+        with open(tmp / META, "w") as handle:
+            json.dump(meta, handle, indent=2, allow_nan=False)
+            handle.flush()
+            os.fsync(handle.fileno())
         _fsync_dir(tmp)
         if path.exists():
             os.replace(path, old)
