@@ -42,6 +42,8 @@ CARDARENA=${CARDARENA:-.venv/bin/cardarena}
 PYTHON=${PYTHON:-.venv/bin/python}
 
 # The self-play runs: the shipped rows' league and flags (scripts/train_pretrained.sh), fewer steps.
+# Their bfloat16 is the shipped rows' too; a CPU without AMX or AVX-512 BF16 only emulates it,
+# some ten times slower (Beast Wars' 4M steps: hours instead of minutes).
 declare -A SELFPLAY=(
     [promise_war_v0]="4000000 1000000 latest"
     [ironman_war_v0]="4000000 1000000 prioritised"

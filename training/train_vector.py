@@ -291,6 +291,7 @@ class _Run:
     def train(self) -> Path:
         args, model = self.args, self.model
         _warn_short_checkpoints(args)
+        _warn_emulated_bfloat16(args)
         logs = self.out / "logs" / f"run_{self.start_step}"
         logs.mkdir(parents=True, exist_ok=True)
         self.batch.reset()
@@ -361,6 +362,20 @@ def _warn_short_checkpoints(args: TrainArgs) -> None:
             f"{MIN_CHECKPOINT_ROLLOUTS} rollouts ({MIN_CHECKPOINT_ROLLOUTS * rollout:,} steps "
             f"at --num-envs {args.num_envs} x --rollout-steps {args.rollout_steps}); each "
             "checkpoint deals every game anew, so long games are cut short",
+            file=sys.stderr,
+        )
+
+
+def _warn_emulated_bfloat16(args: TrainArgs) -> None:
+    """Say so when ``--precision bfloat16`` is asked for on a CPU that has no bfloat16 matrix
+    units: torch then emulates it, about ten times slower than float32 (``auto`` would have
+    picked float32)."""
+    from .vector_ppo import default_precision
+
+    if args.precision == "bfloat16" and default_precision() != "bfloat16":
+        print(
+            "note: --precision bfloat16 on a CPU without AMX or AVX-512 BF16: torch emulates "
+            "it, several times slower than float32 (--precision auto picks float32 here)",
             file=sys.stderr,
         )
 

@@ -205,6 +205,17 @@ def test_resume_refuses_another_geometry_and_a_run_of_another_backend(tmp_path):
         _train(tmp_path / "run")
 
 
+@pytest.mark.parametrize("native", ["bfloat16", "float32"])
+def test_bfloat16_on_a_cpu_that_only_emulates_it_is_pointed_out(tmp_path, capsys, monkeypatch,
+                                                                native):  # fmt: skip
+    from cardarena.training import vector_ppo
+
+    monkeypatch.setattr(vector_ppo, "default_precision", lambda: native)
+    _train(tmp_path / "run", steps=ROLLOUT, precision="bfloat16")
+    note = "torch emulates it" in capsys.readouterr().err
+    assert note == (native == "float32")
+
+
 def test_bad_vector_flags_are_refused_naming_the_flag(tmp_path, capsys):
     flags = ["--num-envs", "4", "--rollout-steps", "4", "--minibatch-size", "64"]
     code = main(["train", "promise_war_v0", "--backend", "vector", *flags, "--out", str(tmp_path)])
