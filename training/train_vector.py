@@ -368,7 +368,7 @@ def _warn_short_checkpoints(args: TrainArgs) -> None:
 
 def _warn_emulated_bfloat16(args: TrainArgs) -> None:
     """Say so when ``--precision bfloat16`` is asked for on a CPU that has no bfloat16 matrix
-    units: torch then emulates it, about ten times slower than float32 (``auto`` would have
+    units: torch then emulates it, several times slower than float32 (``auto`` would have
     picked float32)."""
     from .vector_ppo import default_precision
 
