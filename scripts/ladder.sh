@@ -42,8 +42,11 @@ CARDARENA=${CARDARENA:-.venv/bin/cardarena}
 PYTHON=${PYTHON:-.venv/bin/python}
 
 # The self-play runs: the shipped rows' league and flags (scripts/train_pretrained.sh), fewer steps.
-# Their bfloat16 is the shipped rows' too; a CPU without AMX or AVX-512 BF16 only emulates it,
-# some ten times slower (Beast Wars' 4M steps: hours instead of minutes).
+# Their bfloat16 (SELFPLAY_PRECISION) is the shipped rows' too; a CPU without AMX or AVX-512
+# BF16 only emulates it, some ten times slower (Beast Wars' 4M steps: hours instead of
+# minutes): there SELFPLAY_PRECISION=float32 trains the same run in float32 (say so beside
+# its figures).
+SELFPLAY_PRECISION=${SELFPLAY_PRECISION:-bfloat16}
 declare -A SELFPLAY=(
     [promise_war_v0]="4000000 1000000 latest"
     [ironman_war_v0]="4000000 1000000 prioritised"
@@ -105,7 +108,7 @@ for env in "${envs[@]}"; do
         read -r steps every league extra <<< "${SELFPLAY[$env]}"
         # shellcheck disable=SC2086  # $extra: the row's own flags, split into words
         "$CARDARENA" train "$env" --backend vector --selfplay --steps "$steps" --seed 0 \
-            --out "$here/selfplay" --league-mode "$league" --precision bfloat16 \
+            --out "$here/selfplay" --league-mode "$league" --precision "$SELFPLAY_PRECISION" \
             --eval-every "$every" --checkpoint-every "$every" --snapshot-every "$every" \
             --eval-games 1000 --no-progress ${extra:+$extra}
         touch "$here/selfplay/done"
