@@ -255,3 +255,55 @@ def test_every_harness_hands_it_a_state_the_batched_evaluator_and_the_sb3_bridge
         mask = env.action_masks()
         _, _, terminated, truncated, _ = env.step(int(np.flatnonzero(mask)[0]))
         done = terminated or truncated
+
+
+class _Trap:
+    """A two-move game of open information: seat 0 takes a safe draw (action 0) or a gamble
+    (action 1) in which the last seat then decides who wins, seat 0 or itself. Any search that
+    lets a seat choose by another seat's return walks into it."""
+
+    def __init__(self, players: int) -> None:
+        self.agent_names = tuple(f"player_{i}" for i in range(players))
+        self.moves: list[int] = []
+
+    def clone(self) -> _Trap:
+        twin = _Trap(len(self.agent_names))
+        twin.moves = list(self.moves)
+        return twin
+
+    def resample_from_infostate(self, seat: int, rng: Any) -> _Trap:
+        return self.clone()  # nothing is hidden
+
+    def current_player(self) -> int:
+        return 0 if not self.moves else len(self.agent_names) - 1
+
+    def legal_action_mask(self) -> np.ndarray:
+        return np.array([not self.is_terminal()] * 2)
+
+    def apply_legal_action(self, action: int) -> None:
+        self.moves.append(action)
+
+    def is_terminal(self) -> bool:
+        return self.moves in ([0], [1, 0], [1, 1])
+
+    def is_truncated(self) -> bool:
+        return False
+
+    def returns(self) -> tuple[float, ...]:
+        result = [0.0] * len(self.agent_names)
+        if self.moves != [0]:
+            winner = 0 if self.moves == [1, 0] else len(result) - 1
+            loser = len(result) - 1 - winner
+            result[winner], result[loser] = 1.0, -1.0
+        return tuple(result)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_every_seat_chooses_by_its_own_return(players):
+    """The backup keeps each seat's return and each seat picks by its own (max^n): the last
+    seat would not hand seat 0 the win, so seat 0 keeps the safe draw."""
+    state = _Trap(players)
+    agent = ISMCTSAgent(0, iterations=300, nodes="actions")
+    choice = agent.act_searching({"action_mask": state.legal_action_mask()}, state)
+    assert choice == 0, agent.root_visits
+    assert agent.root_visits[0] > 2 * agent.root_visits[1], agent.root_visits
