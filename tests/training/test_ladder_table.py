@@ -61,8 +61,19 @@ def test_the_table_holds_the_round_robin_and_each_best_response(ladder, capsys):
     results = json.loads((ladder / PW / "round_robin" / "results.json").read_text())
     pair = results["pairs"][0]
     first, second = pair["agent"], pair["opponent"]
-    row = next(line for line in text.splitlines() if line.startswith(f"| `{first}` |"))
-    assert f"{100 * pair['wins'] / pair['games']:.1f}%" in row
+    lines = text.splitlines()
+    header = [
+        cell.strip() for cell in next(x for x in lines if x.startswith("| agent |")).split("|")
+    ]
+
+    def cell(row_agent: str, column_agent: str) -> str:
+        row = next(line for line in lines if line.startswith(f"| `{row_agent}` |"))
+        return row.split("|")[header.index(f"vs {column_agent}")].strip()
+
+    games = pair["games"]
+    assert cell(first, second).startswith(f"{100 * pair['wins'] / games:.1f}% (")
+    assert cell(second, first).startswith(f"{100 * pair['losses'] / games:.1f}% (")
+    assert pair["wins"] != pair["losses"], "the seed should tell the two directions apart"
     random_row = next(line for line in text.splitlines() if line.startswith("| `random` |"))
     report = json.loads((ladder / PW / "exploit" / "random" / "exploit.json").read_text())
     assert f"{100 * report['exploitability']['win_rate']:.1f}%" in random_row
@@ -78,6 +89,9 @@ def test_the_table_holds_the_round_robin_and_each_best_response(ladder, capsys):
     steps = [line.split("|")[1].strip() for line in generations if line.startswith("| ") and
              line.split("|")[1].strip().isdigit()]  # fmt: skip
     assert steps == ["1", "2"]
+    own = f"| {100 * report['self_play']['win_rate']:.1f}% |"
+    assert own in next(line for line in generations if line.startswith("| 1 |"))
+    assert report["self_play"]["win_rate"] != report["exploitability"]["win_rate"]
 
 
 def test_the_figure_is_written_and_an_empty_folder_says_so(ladder, tmp_path, capsys):
