@@ -298,3 +298,22 @@ def test_a_resample_redraws_face_down_cards_and_depends_on_the_information_set_o
             legal = np.flatnonzero(state.legal_action_mask())
             state.apply_action(int(legal[rng.integers(legal.size)]))
     assert moved > 20, f"face-down cards were redrawn only {moved} times: a vacuous test"
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_resample_reshuffles_the_seats_own_draw_pile_and_keeps_its_hand(players):
+    """A player knows which cards are left in their own draw pile but not their order (the
+    next draw is hidden from them too): the copies keep the seat's hand, pick and pile
+    contents and deal the pile in orders that vary with the generator."""
+    game = make_game(num_players=players)
+    state = game.new_initial_state(np.random.default_rng(5))
+    seat = state.current_player()
+    orders = set()
+    for seed in range(10):
+        twin = state.resample_from_infostate(seat, np.random.default_rng(seed))
+        assert twin.hands[seat].tolist() == state.hands[seat].tolist()
+        assert twin.picks[seat] == state.picks[seat]
+        assert sorted(twin.draw_piles[seat]) == sorted(state.draw_piles[seat])
+        orders.add(tuple(twin.draw_piles[seat]))
+    assert len(set(state.draw_piles[seat])) > 1, "one kind of card: every order is the same"
+    assert len(orders) > 1, "the seat's own draw pile kept one order: it would know its draws"
