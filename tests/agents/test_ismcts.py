@@ -13,7 +13,7 @@ import pytest
 from cardarena.agents import ISMCTSAgent, choose, make_agent, start_game
 from cardarena.agents.base import EnvSpec
 from cardarena.agents.batched import as_batched, batched_agent
-from cardarena.agents.ismcts import NODE_KINDS
+from cardarena.agents.ismcts import NODE_KINDS, canonical_infostate
 from cardarena.envs import make_raw
 from cardarena.envs.core import InvalidConfigError
 from cardarena.envs.vector import make_vec
@@ -307,3 +307,55 @@ def test_every_seat_chooses_by_its_own_return(players):
     choice = agent.act_searching({"action_mask": state.legal_action_mask()}, state)
     assert choice == 0, agent.root_visits
     assert agent.root_visits[0] > 2 * agent.root_visits[1], agent.root_visits
+
+
+def test_an_actions_exploration_counts_the_iterations_it_was_legal_in():
+    """Cowling's availability count: each root action's ``available`` is the number of
+    iterations since it was first tried in which it was legal (here always), expansions
+    included, so the two root actions, tried in iterations 1 and 2, count N and N - 1."""
+    agent = ISMCTSAgent(0, iterations=50, nodes="actions")
+    root = agent._search(_Trap(2), 0)
+    assert sorted(child.available for child in root.children.values()) == [49, 50]
+    assert sum(child.visits for child in root.children.values()) == 50
+
+
+def _fields(state: Any) -> dict[str, Any]:
+    hidden = ("rng", "_rng", "events", "game")
+    return {
+        name: value.tolist() if isinstance(value, np.ndarray) else value
+        for name, value in vars(state).items()
+        if name not in hidden
+    }
+
+
+@pytest.mark.parametrize(
+    ("env_name", "config"),
+    [
+        ("promise_war_v0", {}),
+        ("promise_war_v0", {"num_players": 3}),
+        ("ironman_war_v0", {}),
+        ("beast_wars_v0", {}),
+        ("cardline_v0", {"num_players": 3}),
+    ],
+)
+def test_the_canonical_copy_is_one_per_information_set(env_name, config):
+    """What the search starts from depends on the seat's information set only: the true
+    state and a copy with every hidden card dealt again put into the same canonical form,
+    field by field, at every decision of random games."""
+    compared = changed = 0
+    for seed in range(3):
+        env = make_raw(env_name, **config)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        state = env.game_state
+        while not (state.is_terminal() or state.is_truncated()):
+            seat = state.current_player()
+            twin = state.resample_from_infostate(seat, np.random.default_rng(compared))
+            changed += _differs(state, twin)
+            canonical = _fields(canonical_infostate(state, seat))
+            assert canonical == _fields(canonical_infostate(twin, seat)), (seed, compared)
+            compared += 1
+            legal = np.flatnonzero(state.legal_action_mask())
+            env.step(int(legal[rng.integers(legal.size)]))
+            state = env.game_state
+    assert changed > compared // 4, f"only {changed} of {compared} resamples changed anything"

@@ -240,6 +240,20 @@ def test_bw3_default_deck_is_72_cards_9_3_3_3_per_colour_shuffled_by_the_seed():
     assert state.deck_top(72) == again.deck_top(72) != other.deck_top(72)
 
 
+def test_bw3_a_resample_keeps_the_decks_cards_and_deals_their_order_anew():
+    """The deck's composition is public but not its order: a copy from either seat holds the
+    same cards in orders that vary with the generator (a sorted or the true order would
+    tell a search which cards come next)."""
+    state = make_game().new_initial_state(np.random.default_rng(0))
+    orders = set()
+    for seed in range(6):
+        twin = state.resample_from_infostate(seed % 2, np.random.default_rng(100 + seed))
+        assert twin.deck_counts.tolist() == state.deck_counts.tolist()
+        assert sorted(twin.deck_top(72)) == sorted(state.deck_top(72))
+        orders.add(tuple(twin.deck_top(72)))
+    assert len(orders) == 6 and tuple(state.deck_top(72)) not in orders
+
+
 WORKED_TEAMS = {"maximal": [RHINOX, OPTIMUS, CHEETOR], "predacon": [MEGATRON, INFERNO, WASPINATOR]}
 
 
