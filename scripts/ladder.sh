@@ -42,11 +42,11 @@ CARDARENA=${CARDARENA:-.venv/bin/cardarena}
 PYTHON=${PYTHON:-.venv/bin/python}
 
 # The self-play runs: the shipped rows' league and flags (scripts/train_pretrained.sh), fewer steps.
-# Their bfloat16 (SELFPLAY_PRECISION) is the shipped rows' too; a CPU without AMX or AVX-512
-# BF16 only emulates it, some ten times slower (Beast Wars' 4M steps: hours instead of
-# minutes): there SELFPLAY_PRECISION=float32 trains the same run in float32 (say so beside
-# its figures).
-SELFPLAY_PRECISION=${SELFPLAY_PRECISION:-bfloat16}
+# They train in float32 (SELFPLAY_PRECISION), fast on every CPU; the kept generations in
+# docs/ladder were measured so. SELFPLAY_PRECISION=bfloat16 trains them in
+# the shipped rows' own precision, which needs AMX or AVX-512 BF16 to be fast (emulated, some
+# ten times slower: Beast Wars' 4M steps take hours instead of minutes).
+SELFPLAY_PRECISION=${SELFPLAY_PRECISION:-float32}
 declare -A SELFPLAY=(
     [promise_war_v0]="4000000 1000000 latest"
     [ironman_war_v0]="4000000 1000000 prioritised"
