@@ -38,6 +38,7 @@ from .numpy_policy import ACTIVATIONS, NumpyPolicy, NumpyPolicyAgent
 from .policy_agent import CheckpointAgent, MaskablePolicyAgent, SavedModelAgent
 from .pretrained import PretrainedAgent, load_policy
 from .random_agent import RandomAgent
+from .rows_parallel import Row, RowWorkers, current_search_jobs
 from .specs import make_agent, parse_spec
 
 #: Env name -> ``"module:Class"`` of its batched heuristic (``act(observations, masks, seats,
@@ -228,6 +229,12 @@ class RowsAgent:
         self._shared = prototype if isinstance(prototype, MaskablePolicyAgent) else None
         self._agents: dict[tuple[int, int], Agent] = {}
         self._fresh: set[tuple[int, int]] = set()
+        # Inside search_jobs(n), a search agent's rows go to n worker processes (made at the
+        # first move), with the same moves (agents.rows_parallel).
+        self._jobs = current_search_jobs() if self._searching else 1
+        self._reseeds = hasattr(sample, "seed")
+        self._workers: RowWorkers | None = None
+        self._known: set[tuple[int, int]] = set()
 
     def _agent(self, key: tuple[int, int], rng: np.random.Generator) -> Agent:
         if self._shared is not None:
@@ -253,6 +260,8 @@ class RowsAgent:
         slots: np.ndarray,
         rng: np.random.Generator,
     ) -> np.ndarray:
+        if self._jobs > 1:
+            return self._act_in_workers(observations, masks, seats, slots, rng)
         out = np.zeros(len(seats), np.int64)
         for m in range(len(seats)):
             agent = self._agent((int(slots[m]), int(seats[m])), rng)
@@ -266,6 +275,39 @@ class RowsAgent:
             else:
                 out[m] = int(agent.act(view))
         return out
+
+    def _act_in_workers(
+        self,
+        observations: np.ndarray,
+        masks: np.ndarray,
+        seats: np.ndarray,
+        slots: np.ndarray,
+        rng: np.random.Generator,
+    ) -> np.ndarray:
+        """``act`` on the workers: the reseeds are drawn here, in row order, as ``_agent``
+        draws them, and each worker plays its slots' agents as ``_agent`` would."""
+        if self._workers is None:
+            proto = self.prototype
+            prototype = make_agent(proto) if isinstance(proto, str) else proto
+            self._workers = RowWorkers(prototype, self.env_spec, self.seat_names, self._jobs)
+        rows: list[Row] = []
+        for m in range(len(seats)):
+            key = (int(slots[m]), int(seats[m]))
+            if key not in self._known:
+                self._known.add(key)
+                self._fresh.add(key)
+            fresh = key in self._fresh
+            seed = None
+            if fresh:
+                self._fresh.discard(key)
+                if self._reseeds:
+                    seed = int(rng.integers(2**63))
+            view = {
+                "observation": np.array(observations[m], np.float32),
+                "action_mask": masks[m].astype(np.int8),
+            }
+            rows.append((key[0], key[1], fresh, seed, view, self.state_of(key[0])))
+        return np.asarray(self._workers.act(rows), np.int64)
 
     def new_games(self, slots: np.ndarray) -> None:
         for slot in np.asarray(slots, np.int64).tolist():

@@ -35,6 +35,9 @@ ISMCTS_HIGH=${ISMCTS_HIGH:-100}
 SEARCH=${SEARCH:-"$ISMCTS_LOW $ISMCTS_HIGH"}
 COMMON_STEPS=${COMMON_STEPS:-32768}
 COMMON_GAMES=${COMMON_GAMES:-300}
+# Worker processes for a search agent's moves (cardarena exploit --jobs): the same results for
+# every value, sooner on free cores.
+SEARCH_JOBS=${SEARCH_JOBS:-$(nproc)}
 EVAL_SEED=2026
 BR_SEED=0
 KEEP=${KEEP:-docs/ladder}            # the measured results, kept in the repository (see there)
@@ -70,7 +73,8 @@ low="ismcts:iterations=$ISMCTS_LOW"
 high="ismcts:iterations=$ISMCTS_HIGH"
 wanted() { [[ " $PARTS " == *" $1 "* ]]; }
 
-# The best response to $2 at the common budget, into $1/common/<spec as a file name>.
+# The best response to $2 at the common budget, into $1/common/<spec as a file name>; $3...:
+# more flags.
 common() {
     local folder
     folder="$1/common/$(tr ':=' '__' <<< "$2")"
@@ -78,7 +82,8 @@ common() {
     rm -rf "$folder"  # a run cut short: its parts would be refused
     "$CARDARENA" exploit "$env" "$2" --warm-from pretrained --steps "$COMMON_STEPS" \
         --num-envs 64 --rollout-steps 16 --minibatch-size 512 --eval-games 50 \
-        --evaluations 4 --games "$COMMON_GAMES" --seed "$BR_SEED" --out "$folder" --no-progress
+        --evaluations 4 --games "$COMMON_GAMES" --seed "$BR_SEED" --out "$folder" --no-progress \
+        "${@:3}"
 }
 
 copy_results "$KEEP" "$OUT"
@@ -102,7 +107,9 @@ for env in "${envs[@]}"; do
         for agent in random heuristic pretrained; do common "$here" "$agent"; done
     fi
     if wanted search; then
-        for iterations in $SEARCH; do common "$here" "ismcts:iterations=$iterations"; done
+        for iterations in $SEARCH; do
+            common "$here" "ismcts:iterations=$iterations" --jobs "$SEARCH_JOBS"
+        done
     fi
     if wanted selfplay && [ ! -f "$here/selfplay/done" ]; then
         read -r steps every league extra <<< "${SELFPLAY[$env]}"

@@ -520,6 +520,7 @@ def cmd_exploit(args: argparse.Namespace, out: TextIO) -> int:
         warm_from=args.warm_from,
         evaluations=args.evaluations,
         train=_exploit_train(args),
+        jobs=args.jobs,
     )
     run_exploit(plan, out)
     return 0
