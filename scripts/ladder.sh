@@ -36,8 +36,8 @@ SEARCH=${SEARCH:-"$ISMCTS_LOW $ISMCTS_HIGH"}
 COMMON_STEPS=${COMMON_STEPS:-32768}
 COMMON_GAMES=${COMMON_GAMES:-300}
 # Worker processes for a search agent's moves (cardarena exploit --jobs): the same results for
-# every value, sooner on free cores.
-SEARCH_JOBS=${SEARCH_JOBS:-$(nproc)}
+# every value, sooner on free cores. (nproc counts OMP_NUM_THREADS, which is 1 here.)
+SEARCH_JOBS=${SEARCH_JOBS:-$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)}
 EVAL_SEED=2026
 BR_SEED=0
 KEEP=${KEEP:-docs/ladder}            # the measured results, kept in the repository (see there)
