@@ -265,10 +265,7 @@ class RowsAgent:
         out = np.zeros(len(seats), np.int64)
         for m in range(len(seats)):
             agent = self._agent((int(slots[m]), int(seats[m])), rng)
-            view = {
-                "observation": np.array(observations[m], np.float32),
-                "action_mask": masks[m].astype(np.int8),
-            }
+            view = _row_view(observations, masks, m)
             if self._searching:
                 state = self.state_of(int(slots[m]))
                 out[m] = int(choose(agent, view, state, int(seats[m])))
@@ -302,10 +299,7 @@ class RowsAgent:
                 self._fresh.discard(key)
                 if self._reseeds:
                     seed = int(rng.integers(2**63))
-            view = {
-                "observation": np.array(observations[m], np.float32),
-                "action_mask": masks[m].astype(np.int8),
-            }
+            view = _row_view(observations, masks, m)
             rows.append((key[0], key[1], fresh, seed, view, self.state_of(key[0])))
         return np.asarray(self._workers.act(rows), np.int64)
 
@@ -315,6 +309,14 @@ class RowsAgent:
 
     def __repr__(self) -> str:
         return f"RowsAgent({self.prototype!r})"
+
+
+def _row_view(observations: np.ndarray, masks: np.ndarray, m: int) -> dict[str, np.ndarray]:
+    """Row ``m`` as the observation dict a scalar agent reads."""
+    return {
+        "observation": np.array(observations[m], np.float32),
+        "action_mask": masks[m].astype(np.int8),
+    }
 
 
 def _no_state(slot: int) -> Any:
