@@ -30,6 +30,7 @@ from .policy_agent import MaskablePolicyAgent
 # Importing it registers the spec pretrained (the shipped trained policies).
 from .pretrained import PretrainedAgent
 from .random_agent import RandomAgent
+from .rows_parallel import search_jobs
 from .specs import AGENT_SPECS, make_agent, parse_spec, register_agent
 
 __all__ = [
@@ -54,5 +55,6 @@ __all__ = [
     "per_seat",
     "register_agent",
     "sample_infostate",
+    "search_jobs",
     "start_game",
 ]

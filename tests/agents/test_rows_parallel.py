@@ -9,9 +9,9 @@ import json
 import numpy as np
 import pytest
 
-from cardarena.agents import EnvSpec, ISMCTSAgent
+from cardarena.agents import EnvSpec, ISMCTSAgent, search_jobs
 from cardarena.agents.batched import RowsAgent
-from cardarena.agents.rows_parallel import current_search_jobs, search_jobs
+from cardarena.agents.rows_parallel import current_search_jobs
 from cardarena.envs import make_raw
 from cardarena.envs.core import InvalidConfigError
 from cardarena.training.evaluate_vector import evaluate_batched
