@@ -19,6 +19,7 @@ import contextlib
 import contextvars
 import copy
 import multiprocessing
+import signal
 import traceback
 import weakref
 from collections.abc import Iterator, Sequence
@@ -54,10 +55,16 @@ def current_search_jobs() -> int:
 
 
 def _serve(connection: Any, prototype: Any, env_spec: EnvSpec, seat_names: list[str]) -> None:
-    """A worker: the agents of its slots, one ``choose`` per row, in the order given."""
+    """A worker: the agents of its slots, one ``choose`` per row, in the order given. Ctrl-C
+    is the caller's to handle (it stops the workers): a worker ignores it, so no worker
+    prints a traceback of its own."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     agents: dict[tuple[int, int], Any] = {}
     while True:
-        rows = connection.recv()
+        try:
+            rows = connection.recv()
+        except (EOFError, OSError):  # the caller is gone (interrupted, or it ended)
+            return
         if rows is None:
             return
         try:
@@ -71,9 +78,13 @@ def _serve(connection: Any, prototype: Any, env_spec: EnvSpec, seat_names: list[
                         agent.seed(seed)
                     start_game(agent, seat_names[seat], env_spec)
                 actions.append(int(choose(agent, view, state, seat)))
-            connection.send(("ok", actions))
-        except Exception:  # the caller raises it, with the worker's traceback
-            connection.send(("error", traceback.format_exc()))
+            reply: tuple[str, Any] = ("ok", actions)
+        except Exception:  # the caller raises it, with this traceback
+            reply = ("error", traceback.format_exc())
+        try:
+            connection.send(reply)
+        except OSError:  # a broken pipe: the caller is gone
+            return
 
 
 def _stop(connections: Sequence[Any], processes: Sequence[Any]) -> None:

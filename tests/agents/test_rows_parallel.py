@@ -110,3 +110,35 @@ def test_a_best_response_report_is_the_same_with_workers(tmp_path):
             for report in reports
         ]
         assert curves[0] == curves[1] and curves[0]
+
+
+def test_ctrl_c_stops_the_command_and_its_workers_without_a_traceback(tmp_path):
+    """Ctrl-C reaches the whole foreground group: the command says it stopped, and the
+    workers, mid-search or waiting, leave quietly rather than each printing a broken pipe."""
+    import os
+    import shutil
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    cardarena = shutil.which("cardarena", path=os.path.dirname(sys.executable))
+    assert cardarena is not None
+    command = [cardarena, "exploit", "promise_war_v0", "ismcts:iterations=25", "--steps", "4096",
+               "--num-envs", "16", "--rollout-steps", "16", "--minibatch-size", "128",
+               "--games", "20", "--eval-games", "4", "--jobs", "2", "--no-progress",
+               "--out", str(tmp_path / "run")]  # fmt: skip
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,  # a group of its own, as a terminal's foreground job
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "run" / "scratch" / "args.json").exists():  # training has begun
+        assert time.monotonic() < deadline and process.poll() is None, process.communicate()
+        time.sleep(0.2)
+    time.sleep(3)  # the workers are searching
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "stopped; no" in err and "Traceback" not in err, err
