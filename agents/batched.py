@@ -32,13 +32,13 @@ from cardarena.envs.core import InvalidConfigError
 from cardarena.envs.core.kernels import random_legal_actions
 from cardarena.envs.core.validation import check_bool
 
-from .base import Agent, EnvSpec, choose, needs_state, start_game
+from .base import Agent, EnvSpec, choose, needs_state
 from .heuristics import HeuristicAgent, has_heuristic
 from .numpy_policy import ACTIVATIONS, NumpyPolicy, NumpyPolicyAgent
 from .policy_agent import CheckpointAgent, MaskablePolicyAgent, SavedModelAgent
 from .pretrained import PretrainedAgent, load_policy
 from .random_agent import RandomAgent
-from .rows_parallel import Row, RowWorkers, current_search_jobs
+from .rows_parallel import Row, RowWorkers, begin_game, current_search_jobs
 from .specs import make_agent, parse_spec
 
 #: Env name -> ``"module:Class"`` of its batched heuristic (``act(observations, masks, seats,
@@ -236,20 +236,29 @@ class RowsAgent:
         self._workers: RowWorkers | None = None
         self._known: set[tuple[int, int]] = set()
 
+    def _turn(self, key: tuple[int, int], rng: np.random.Generator) -> tuple[bool, int | None]:
+        """Whether ``key``'s agent starts a game with this move (its first move ever, or the
+        first since ``new_games``), and then the reseed drawn for it from ``rng``, in row
+        order (None: the agent has no ``seed``)."""
+        if key not in self._known:
+            self._known.add(key)
+            self._fresh.add(key)
+        if key not in self._fresh:
+            return False, None
+        self._fresh.discard(key)
+        return True, int(rng.integers(2**63)) if self._reseeds else None
+
     def _agent(self, key: tuple[int, int], rng: np.random.Generator) -> Agent:
         if self._shared is not None:
             return self._shared
+        fresh, seed = self._turn(key, rng)
         agent = self._agents.get(key)
         if agent is None:
             proto = self.prototype
             agent = make_agent(proto) if isinstance(proto, str) else copy.deepcopy(proto)
             self._agents[key] = agent
-            self._fresh.add(key)
-        if key in self._fresh:
-            self._fresh.discard(key)
-            if hasattr(agent, "seed"):
-                agent.seed(int(rng.integers(2**63)))
-            start_game(agent, self.seat_names[key[1]], self.env_spec)
+        if fresh:
+            begin_game(agent, seed, self.seat_names[key[1]], self.env_spec)
         return agent
 
     def act(
@@ -281,8 +290,8 @@ class RowsAgent:
         slots: np.ndarray,
         rng: np.random.Generator,
     ) -> np.ndarray:
-        """``act`` on the workers: the reseeds are drawn here, in row order, as ``_agent``
-        draws them, and each worker plays its slots' agents as ``_agent`` would."""
+        """``act`` on the workers: ``_turn`` draws the reseeds here, in row order, as for
+        ``_agent``, and each worker plays its agents as ``_agent`` would."""
         if self._workers is None:
             proto = self.prototype
             prototype = make_agent(proto) if isinstance(proto, str) else proto
@@ -290,15 +299,7 @@ class RowsAgent:
         rows: list[Row] = []
         for m in range(len(seats)):
             key = (int(slots[m]), int(seats[m]))
-            if key not in self._known:
-                self._known.add(key)
-                self._fresh.add(key)
-            fresh = key in self._fresh
-            seed = None
-            if fresh:
-                self._fresh.discard(key)
-                if self._reseeds:
-                    seed = int(rng.integers(2**63))
+            fresh, seed = self._turn(key, rng)
             view = _row_view(observations, masks, m)
             rows.append((key[0], key[1], fresh, seed, view, self.state_of(key[0])))
         return np.asarray(self._workers.act(rows), np.int64)

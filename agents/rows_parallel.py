@@ -54,6 +54,14 @@ def current_search_jobs() -> int:
     return _JOBS.get()
 
 
+def begin_game(agent: Any, seed: int | None, seat: str, env_spec: EnvSpec) -> None:
+    """A row's agent starts a game: reseeded (when it has ``seed``), then told its seat; the
+    same in one process as in a worker."""
+    if seed is not None:
+        agent.seed(seed)
+    start_game(agent, seat, env_spec)
+
+
 def _serve(connection: Any, prototype: Any, env_spec: EnvSpec, seat_names: list[str]) -> None:
     """A worker: the agents of its slots, one ``choose`` per row, in the order given. Ctrl-C
     is the caller's to handle (it stops the workers): a worker ignores it, so no worker
@@ -74,9 +82,7 @@ def _serve(connection: Any, prototype: Any, env_spec: EnvSpec, seat_names: list[
                 if agent is None:
                     agent = agents[(slot, seat)] = copy.deepcopy(prototype)
                 if fresh:
-                    if seed is not None:
-                        agent.seed(seed)
-                    start_game(agent, seat_names[seat], env_spec)
+                    begin_game(agent, seed, seat_names[seat], env_spec)
                 actions.append(int(choose(agent, view, state, seat)))
             reply: tuple[str, Any] = ("ok", actions)
         except Exception:  # the caller raises it, with this traceback
@@ -160,4 +166,4 @@ class RowWorkers:
         self._stop()
 
 
-__all__ = ["MAX_JOBS", "RowWorkers", "current_search_jobs", "search_jobs"]
+__all__ = ["MAX_JOBS", "RowWorkers", "begin_game", "current_search_jobs", "search_jobs"]

@@ -46,9 +46,9 @@ PYTHON=${PYTHON:-.venv/bin/python}
 
 # The self-play runs: the shipped rows' league and flags (scripts/train_pretrained.sh), fewer steps.
 # They train in float32 (SELFPLAY_PRECISION), fast on every CPU; the kept generations in
-# docs/ladder were measured so. SELFPLAY_PRECISION=bfloat16 trains them in
-# the shipped rows' own precision, which needs AMX or AVX-512 BF16 to be fast (emulated, some
-# ten times slower: Beast Wars' 4M steps take hours instead of minutes).
+# docs/ladder were measured so. SELFPLAY_PRECISION=bfloat16 trains them in the shipped rows'
+# own precision, which needs AMX or AVX-512 BF16 to be fast (emulated, some ten times slower:
+# Beast Wars' 4M steps take hours instead of minutes).
 SELFPLAY_PRECISION=${SELFPLAY_PRECISION:-float32}
 declare -A SELFPLAY=(
     [promise_war_v0]="4000000 1000000 latest"
