@@ -95,11 +95,17 @@ def game_table(folder: Path) -> list[str]:
         if results
         else "No round robin here."
     )
+    games = _games(folder)
+    long_text = (
+        f"long budget measured on {games} fresh games each."
+        if games
+        else "no long-budget best response here."
+    )
     lines += [
         "",
         f"{robin_text} Best responses: PPO on the batched engine "
         f"(`cardarena exploit`), common budget {' / '.join(dict.fromkeys(commons)) or '-'}; "
-        f"long budget measured on {_games(folder)} fresh games each.",
+        + long_text,
         "",
     ]
     return lines
@@ -130,7 +136,7 @@ def _games(folder: Path) -> str:
         exploitability(path)["games"]  # type: ignore[index]
         for path in folder.glob("exploit/*/exploit.json")
     }
-    return "/".join(f"{c:,}" for c in sorted(counts)) or "-"
+    return "/".join(f"{c:,}" for c in sorted(counts))
 
 
 def generations(folder: Path) -> list[str]:

@@ -119,3 +119,15 @@ def test_without_a_round_robin_the_best_responses_alone_are_listed(ladder, tmp_p
     assert "| agent | BR wins, common budget | BR wins, long budget | long budget |" in text
     assert "| `random` |" in text and "No round robin here." in text
     assert "vs heuristic" not in text
+    assert "long budget measured on 30 fresh games each." in text
+
+
+def test_a_game_without_a_long_budget_says_so(ladder, tmp_path, capsys):
+    common_only = tmp_path / "common_only" / PW / "common" / "random"
+    common_only.mkdir(parents=True)
+    (common_only / "exploit.json").write_text(
+        (ladder / PW / "common" / "random" / "exploit.json").read_text()
+    )
+    assert _script().main([str(tmp_path / "common_only")]) == 0
+    text = capsys.readouterr().out
+    assert "no long-budget best response here." in text and "measured on -" not in text
