@@ -1,7 +1,7 @@
 """The README's ladder quotes the measured files kept in ``docs/ladder``: each kept best
 response's win rate and interval stands in its agent's row of its game's table (or in its
-checkpoint's row of the generations table), so a figure edited by hand, or a rerun whose
-README was not updated, fails here."""
+checkpoint's row of the generations table), and each kept round robin fills its cells, so a
+figure edited by hand, or a rerun whose README was not updated, fails here."""
 
 from __future__ import annotations
 
@@ -56,6 +56,35 @@ def test_each_kept_generation_is_quoted_in_the_generations_table(path: Path):
     self_play = f"{100 * report['self_play']['win_rate']:.1f}%"
     assert _percent(report["exploitability"]) in rows[0], (path, rows[0])
     assert rows[0].rstrip(" |").endswith(self_play), (path, rows[0])
+
+
+@pytest.mark.parametrize(
+    "path", _kept("*/round_robin/results.json"),
+    ids=lambda path: str(path.relative_to(KEPT).parent),
+)  # fmt: skip
+def test_each_kept_round_robin_is_the_readmes_cells(path: Path):
+    """Each pairing's wins / games, both ways, in the row agent's cell under the column
+    agent's heading (a draw is no one's win, as in the tables)."""
+    from cardarena.training.stats import wilson_interval
+
+    results = json.loads(path.read_text())
+    table = _game_table(results["env"])
+    header = [
+        cell.strip() for cell in next(x for x in table if x.startswith("| agent |")).split("|")
+    ]
+
+    def cell(row_agent: str, column_agent: str) -> str:
+        row = next(line for line in table if line.startswith(f"| `{row_agent}` |"))
+        return row.split("|")[header.index(f"vs {column_agent}")].strip()
+
+    assert results["pairs"]
+    for pair in results["pairs"]:
+        games = pair["games"]
+        for row, column, wins in ((pair["agent"], pair["opponent"], pair["wins"]),
+                                  (pair["opponent"], pair["agent"], pair["losses"])):  # fmt: skip
+            low, high = wilson_interval(wins, games)
+            found = {"win_rate": wins / games, "low": low, "high": high}
+            assert cell(row, column) == _percent(found), (path, row, column)
 
 
 def test_results_are_kept_for_every_game():
