@@ -4,7 +4,9 @@
 # exploit), and for one short self-play run per game the exploitability of its checkpoints
 # (is self-play converging?). Then the tables and the figure (scripts/ladder_table.py).
 # Nothing here is tuned to the seeds: they are fixed below. Every finished result is copied
-# to docs/ladder (KEEP), and one found there is not measured again: delete it to redo it.
+# to docs/ladder (KEEP), and one found there is not measured again: delete it to redo it. A
+# best response cut short (a kill, a lost session) continues from its last checkpoint when the
+# script runs again (cardarena exploit --resume: the same file as an uninterrupted run).
 #
 #   scripts/ladder.sh [ENV ...]                    # default: all four games
 #   GAMES=100 PARTS="round_robin exploit" scripts/ladder.sh promise_war_v0
@@ -73,17 +75,20 @@ low="ismcts:iterations=$ISMCTS_LOW"
 high="ismcts:iterations=$ISMCTS_HIGH"
 wanted() { [[ " $PARTS " == *" $1 "* ]]; }
 
+# --resume when $1 holds a run cut short (its checkpoints are where it goes on from).
+resume_flag() { if [ -d "$1" ]; then echo --resume; fi; }
+
 # The best response to $2 at the common budget, into $1/common/<spec as a file name>; $3...:
 # more flags.
 common() {
     local folder
     folder="$1/common/$(tr ':=' '__' <<< "$2")"
     [ -f "$folder/exploit.json" ] && return 0
-    rm -rf "$folder"  # a run cut short: its parts would be refused
-    "$CARDARENA" exploit "$env" "$2" --warm-from pretrained --steps "$COMMON_STEPS" \
-        --num-envs 64 --rollout-steps 16 --minibatch-size 512 --eval-games 50 \
-        --evaluations 4 --games "$COMMON_GAMES" --seed "$BR_SEED" --out "$folder" --no-progress \
-        "${@:3}"
+    # shellcheck disable=SC2046  # resume_flag: no word or one
+    "$CARDARENA" exploit "$env" "$2" $(resume_flag "$folder") --warm-from pretrained \
+        --steps "$COMMON_STEPS" --num-envs 64 --rollout-steps 16 --minibatch-size 512 \
+        --eval-games 50 --evaluations 4 --games "$COMMON_GAMES" --seed "$BR_SEED" \
+        --out "$folder" --no-progress "${@:3}"
 }
 
 copy_results "$KEEP" "$OUT"
@@ -98,8 +103,9 @@ for env in "${envs[@]}"; do
     if wanted exploit; then
         for agent in random heuristic pretrained; do
             [ -f "$here/exploit/$agent/exploit.json" ] && continue
-            rm -rf "$here/exploit/$agent"  # a run cut short: its parts would be refused
-            "$CARDARENA" exploit "$env" "$agent" --steps "$BR_STEPS" --games "$BR_GAMES" \
+            # shellcheck disable=SC2046  # resume_flag: no word or one
+            "$CARDARENA" exploit "$env" "$agent" $(resume_flag "$here/exploit/$agent") \
+                --steps "$BR_STEPS" --games "$BR_GAMES" \
                 --seed "$BR_SEED" --out "$here/exploit/$agent" --no-progress
         done
     fi
@@ -124,8 +130,9 @@ for env in "${envs[@]}"; do
         for checkpoint in "$here"/selfplay/checkpoints/step_*; do
             name=$(basename "$checkpoint")
             [ -f "$here/generations/$name/exploit.json" ] && continue
-            rm -rf "$here/generations/$name"
-            "$CARDARENA" exploit "$env" "$checkpoint" --steps "$BR_STEPS" --start scratch \
+            # shellcheck disable=SC2046  # resume_flag: no word or one
+            "$CARDARENA" exploit "$env" "$checkpoint" $(resume_flag "$here/generations/$name") \
+                --steps "$BR_STEPS" --start scratch \
                 --games "$BR_GAMES" --seed "$BR_SEED" --out "$here/generations/$name" \
                 --no-progress
         done

@@ -521,6 +521,7 @@ def cmd_exploit(args: argparse.Namespace, out: TextIO) -> int:
         evaluations=args.evaluations,
         train=_exploit_train(args),
         jobs=args.jobs,
+        resume=args.resume,
     )
     run_exploit(plan, out)
     return 0
@@ -637,7 +638,8 @@ def _stopped(args: argparse.Namespace) -> str:
         where = args.out if args.out is not None else default_out(args.env, args.agent)
         return (
             f"stopped; no {printable(Path(where) / 'exploit.json')} written (the training "
-            f"runs in {printable(where)} keep their checkpoints)"
+            f"runs in {printable(where)} keep their checkpoints: continue with the same "
+            "command and --resume)"
         )
     if command == "curves":
         return "stopped; no plot written"

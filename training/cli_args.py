@@ -174,7 +174,8 @@ class ExploitArgs:
     """Learner decisions per start, rounded up to whole rollouts (default: the agent's own
     training budget when its file records one, else 2,000,000)."""
     out: Path | None = field(default=None, metadata=meta(metavar="DIR"))
-    """Output folder (default ``runs/exploit/<env>/<agent>``); must not hold a run yet."""
+    """Output folder (default ``runs/exploit/<env>/<agent>``); must not hold a run yet
+    (unless ``--resume``)."""
     seed: int = field(default=0, metadata=meta(rule=TRAIN_SEED, metavar="S"))
     """Seeds the training; the measurement's games come from a stream derived from it that
     the training and its evaluations never use."""
@@ -208,6 +209,9 @@ class ExploitArgs:
     jobs: int = field(default=1, metadata=meta(rule=JOBS, metavar="J"))
     """Worker processes that make a search agent's moves (it has no batched form): the same
     moves and results for every J, in about 1/J of the time on J free cores."""
+    resume: bool = False
+    """Continue a run cut short in --out (same command): each start from its last checkpoint,
+    then the measurement; the same exploit.json as an uninterrupted run."""
 
 
 __all__ = [

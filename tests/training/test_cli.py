@@ -420,7 +420,8 @@ def interrupted(*args, **kwargs):
          "stopped; no plot written"),
         (["exploit", "promise_war_v0", "random", "--out", "x"],
          "cardarena.training.exploit.run_exploit",
-         "stopped; no x/exploit.json written (the training runs in x keep their checkpoints)"),
+         "stopped; no x/exploit.json written (the training runs in x keep their checkpoints: "
+         "continue with the same command and --resume)"),
     ],
 )  # fmt: skip
 def test_ctrl_c_gives_each_command_its_own_message(
