@@ -39,6 +39,17 @@ from ..core.errors import InvalidConfigError
 from ..core.events import visible_events
 from ..core.game import NO_PLAYER, RulesState
 from ..core.options import check_reset_options, per_player
+from ..core.state_checks import (
+    field_array,
+    field_distinct,
+    field_events,
+    field_generator,
+    field_int,
+    field_ints,
+    field_list,
+    field_same,
+    refuse,
+)
 from ..core.tables import Column, Table, load_table
 from ..core.validation import check_choice, check_int, check_sequence
 
@@ -170,14 +181,22 @@ class Characters:
         return hash((self.names, self.numbers.tobytes()))
 
 
+def characters_table(
+    source: str | PathLike[str] | Sequence[Mapping[str, Any]] | None,
+) -> Table:
+    """The characters as a validated ``Table`` (None: the shipped file), before the faction
+    sizes are checked; what a server reads once from a file it serves by name."""
+    return load_table(
+        CHARACTERS_FILE if source is None else source, CHARACTER_COLUMNS, what="characters"
+    )
+
+
 def load_characters(source: str | PathLike[str] | Sequence[Mapping[str, Any]] | None) -> Characters:
     """BW-2: read a characters CSV/JSON file or a list of dicts (None: the shipped file).
 
     The shared loader names row, column and value of a malformed cell; this adds the
     faction sizes (3..12 each)."""
-    table: Table = load_table(
-        CHARACTERS_FILE if source is None else source, CHARACTER_COLUMNS, what="characters"
-    )
+    table = characters_table(source)
     names: tuple[list[str], list[str]] = ([], [])
     numbers = np.zeros((NUM_PIECES + 1, len(FACES), len(COLOURS)), dtype=np.int64)
     for row in table.rows:
@@ -573,6 +592,172 @@ class BeastWarsState(RulesState):
     def deck_top(self, count: int) -> list[int]:
         """The next ``count`` cards to be drawn, top first (fewer if the deck is shorter)."""
         return self._deck[::-1][:count]
+
+    # --- the load check ----------------------------------------------------------------------
+    def check_state(self) -> None:
+        """Refuse (``InvalidConfigError`` naming the field) what these rules cannot reach, in
+        O(board + deck) work, before ``set_state`` loads the state (``core.state_checks``):
+        battle cards real and counted (deck plus discards 2..72, BW-3); board, owners and
+        locations one picture with each character in one place; teams, faces and counts
+        matching it; the phase, turn, winner and last battle as BW-4 .. BW-8 leave them."""
+        field_generator(self._rng, "_rng")
+        field_events(self)
+        numbers = self.game.characters.numbers
+        field_same(self._numbers, "_numbers", numbers, "the game's characters table")
+        deck = field_ints(self._deck, "_deck", 0, NUM_CARD_KINDS - 1, max_length=DECK_SIZE)
+        card_counts = field_array(
+            self.card_counts, "card_counts", np.int64, (2, NUM_CARD_KINDS), 0, DECK_SIZE
+        )
+        counted = np.bincount(np.asarray(deck, dtype=np.int64), minlength=NUM_CARD_KINDS)
+        field_same(card_counts[0], "card_counts[0]", counted, "the cards in state._deck")
+        total = len(deck) + int(card_counts[1].sum())
+        if not 2 <= total <= DECK_SIZE:
+            refuse(
+                "_deck and card_counts[1]",
+                f"{total} battle cards",
+                f"deck plus discards hold 2..{DECK_SIZE} (BW-3; a battle draws two)",
+            )
+        self._check_board()
+        self._check_phase()
+        self._check_last_battle()
+
+    def _check_board(self) -> None:
+        """BW-1/BW-4: ``owner``, ``board`` and ``location`` agree (each character in one
+        place, each cell holding one); teams, faces and counts match them."""
+        owner = field_array(self.owner, "owner", np.int64, (NUM_CELLS + 1,), -1, 2)
+        field_same(int(owner[NUM_CELLS]), f"owner[{NUM_CELLS}]", 2, "the off-board sentinel")
+        board = field_array(self.board, "board", np.int64, (NUM_CELLS,), 0, NO_PIECE)
+        location = field_array(
+            self.location, "location", np.int64, (NUM_PIECES,), ABSENT, NUM_CELLS - 1
+        )
+        faces = field_array(self.faces, "faces", np.int64, (NUM_PIECES + 1,), BEAST, NO_FACE)
+        field_same(int(faces[NO_PIECE]), f"faces[{NO_PIECE}]", NO_FACE, "the empty cell's")
+        for cell, (piece, seat) in enumerate(zip(board.tolist(), owner.tolist(), strict=False)):
+            expected = -1 if piece == NO_PIECE else piece // MAX_FACTION
+            if seat != expected:
+                refuse(f"owner[{cell}]", seat, f"must be {expected}: who owns state.board[{cell}]")
+            if piece != NO_PIECE and location[piece] != cell:
+                refuse(
+                    f"location[{piece}]",
+                    int(location[piece]),
+                    f"must be {cell}: state.board[{cell}] holds that character",
+                )
+        for piece in np.flatnonzero(location >= 0).tolist():
+            cell = int(location[piece])
+            if board[cell] != piece:
+                refuse(
+                    f"board[{cell}]",
+                    int(board[cell]),
+                    f"must be {piece}: state.location[{piece}] puts that character there",
+                )
+        teams = field_list(self.teams, "teams", 2)
+        board_counts = field_ints(self.board_counts, "board_counts", 0, NUM_CELLS, length=2)
+        reserve_counts = field_ints(self.reserve_counts, "reserve_counts", 0, MAX_FACTION, length=2)
+        for seat in (MAXIMAL, PREDACON):
+            self._check_team(seat, teams[seat], location, faces)
+            on_board = int((owner[:NUM_CELLS] == seat).sum())
+            field_same(board_counts[seat], f"board_counts[{seat}]", on_board, "state.owner")
+            base = seat * MAX_FACTION
+            waiting = int((location[base : base + MAX_FACTION] == RESERVE).sum())
+            why = "characters whose state.location is RESERVE"
+            field_same(reserve_counts[seat], f"reserve_counts[{seat}]", waiting, why)
+
+    def _check_team(self, seat: int, team: Any, location: np.ndarray, faces: np.ndarray) -> None:
+        """``seat``'s team (distinct ids of its faction) and each character's place and face:
+        not in the file ABSENT, not picked NOT_IN_TEAM, picked RESERVE, REMOVED or a cell;
+        BEAST side up until it has been on the board (BW-4, BW-6)."""
+        game = self.game
+        size = game.characters.sizes[seat]
+        field = f"teams[{seat}]"
+        members = set(field_ints(team, field, 0, size - 1, max_length=game.team_size))
+        field_distinct(team, field, "character")
+        base = seat * MAX_FACTION
+        for member in range(MAX_FACTION):
+            piece = base + member
+            where, face = int(location[piece]), int(faces[piece])
+            if member >= size:
+                allowed, words = where == ABSENT, f"ABSENT ({ABSENT}): not in the file"
+            elif member in members:
+                allowed, words = where >= REMOVED, f"a cell, RESERVE or REMOVED: in state.{field}"
+            else:
+                allowed, words = where == NOT_IN_TEAM, f"NOT_IN_TEAM ({NOT_IN_TEAM})"
+            if not allowed:
+                refuse(f"location[{piece}]", where, f"must be {words}")
+            if face == NO_FACE or (face != BEAST and where < REMOVED):
+                refuse(f"faces[{piece}]", face, "BEAST (0), or ROBOT (1) once on the board")
+
+    def _check_phase(self) -> None:
+        """BW-4 .. BW-8: setup order, whose turn it is, the cap, the winner and returns."""
+        game = self.game
+        phase = field_int(self.phase, "phase", SELECT, OVER)
+        field_int(self.first_player, "first_player", MAXIMAL, PREDACON)
+        turn = field_int(self.turn, "turn", 0, game.max_turns)
+        winner = field_int(self.winner, "winner", NO_PLAYER, DRAW)
+        placed = field_ints(self.placed, "placed", 0, PLACED_COLUMNS, length=2)
+        teams, board_counts, reserve_counts = self.teams, self.board_counts, self.reserve_counts
+        full = [len(team) == game.team_size for team in teams]
+        if phase == OVER:
+            field_same(self.to_act, "to_act", NO_PLAYER, "nobody acts once the game is over")
+            if winner == NO_PLAYER:
+                refuse("winner", winner, f"a seat or DRAW ({DRAW}) once the game is over (BW-8)")
+            returns = (0.0, 0.0) if winner == DRAW else (1.0, -1.0) if winner == 0 else (-1.0, 1.0)
+            field_same(self._returns, "_returns", returns, "BW-8: +1 / -1, 0 / 0 for a draw")
+        else:
+            field_same(winner, "winner", NO_PLAYER, "nobody wins before the game is over")
+        if phase >= PLAY:
+            for seat in (MAXIMAL, PREDACON):
+                if not full[seat]:
+                    refuse(f"teams[{seat}]", teams[seat], "a full team once play starts (BW-4)")
+            field_same(placed, "placed", [PLACED_COLUMNS] * 2, "both first rows filled (BW-4)")
+        if phase == PLAY:
+            field_int(self.to_act, "to_act", MAXIMAL, PREDACON)
+            if turn >= game.max_turns:
+                refuse("turn", turn, f"below max_turns={game.max_turns} in play (BW-8)")
+            for seat in (MAXIMAL, PREDACON):
+                if board_counts[seat] + reserve_counts[seat] == 0:
+                    refuse(f"board_counts[{seat}]", 0, "a side with no character has lost (BW-8)")
+                if board_counts[seat] == NUM_CELLS:
+                    refuse(f"board_counts[{seat}]", NUM_CELLS, "a full board has won (BW-8)")
+        if phase >= PLAY:
+            return
+        seat = field_int(self.to_act, "to_act", MAXIMAL, PREDACON)
+        field_same(turn, "turn", 0, "no turn is played during setup (BW-4)")
+        field_same(board_counts, "board_counts", placed, "only placed characters are on board")
+        if phase == SELECT:
+            field_same(placed, "placed", [0, 0], "placement follows selection (BW-4)")
+            if full[seat] or (seat == PREDACON and not full[MAXIMAL]):
+                refuse("to_act", seat, "the side still selecting, maximal first (BW-4)")
+        else:
+            placed_before = PLACED_COLUMNS if seat == PREDACON else 0  # maximal places first
+            if not all(full) or placed[seat] == PLACED_COLUMNS or placed[1 - seat] != placed_before:
+                refuse("to_act", seat, "the side still placing, maximal first (BW-4)")
+
+    def _check_last_battle(self) -> None:
+        """The last battle (BW-6/BW-7) is one the board could have fought: None during setup."""
+        battle = self.last_battle
+        if battle is None:
+            return
+        if type(battle) is not Battle:
+            refuse("last_battle", battle, "must be None or a Battle")
+        if self.phase < PLAY:
+            refuse("last_battle", battle, "None until play starts (BW-4)")
+        field_int(battle.attacker_seat, "last_battle.attacker_seat", MAXIMAL, PREDACON)
+        highest = MAX_NUMBER + max(CARD_BONUS)
+        for name, high in (
+            ("cells", NUM_CELLS - 1),
+            ("pieces", NUM_PIECES - 1),
+            ("cards", NUM_CARD_KINDS - 1),
+            ("numbers", highest),
+        ):
+            pair = getattr(battle, name)
+            if type(pair) is not tuple or len(pair) != 2:
+                refuse(f"last_battle.{name}", pair, "must be a pair (attacker, defender)")
+            for index, value in enumerate(pair):
+                field_int(value, f"last_battle.{name}[{index}]", 0, high)
+        field_int(battle.winner, "last_battle.winner", NO_PLAYER, DEFENDER)
+        field_int(battle.outcome, "last_battle.outcome", PUSH, CALLED_OFF)
+        field_int(battle.pushed_to, "last_battle.pushed_to", OFF_BOARD, NUM_CELLS - 1)
+        field_int(battle.turn, "last_battle.turn", 1, self.turn)
 
     # --- setup (BW-4) ----------------------------------------------------------------------
     def _pick(self, seat: int, member: int) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import copy
+import itertools
 import os
 import warnings
 from collections.abc import Mapping, Sequence
@@ -29,6 +30,19 @@ from ..core.errors import InvalidConfigError
 from ..core.events import visible_events
 from ..core.game import NO_PLAYER, RulesState, copy_generator
 from ..core.options import check_reset_options, per_player
+from ..core.state_checks import (
+    field_array,
+    field_distinct,
+    field_events,
+    field_flag,
+    field_flags,
+    field_generator,
+    field_int,
+    field_ints,
+    field_list,
+    field_same,
+    refuse,
+)
 from ..core.tables import Column, Table, load_table
 from ..core.validation import check_int, check_sequence
 
@@ -616,6 +630,182 @@ class CardlineState(RulesState):
         """Every card wherever it is (hands, line, pile, box, out), for conservation checks."""
         cards = [c for hand in self.hands for c in hand]
         return sorted(cards + self.line + self.pile + self.box + self.out)
+
+    # --- the load check ----------------------------------------------------------------------
+    def check_state(self) -> None:
+        """Refuse (``InvalidConfigError`` naming the field) what these rules cannot reach, in
+        O(deck) work, before ``set_state`` loads the state (``core.state_checks``): every card
+        of the deck is in exactly one of hands, line, pile, box, out and ``where`` says which;
+        the line is in order (CL-4) and shown; the round's seats, counts and flags agree."""
+        game = self.game
+        n, deck, turns_cap = game.num_players, game.deck_size, game.max_turns
+        field_same(self.num_players, "num_players", n, "the game's num_players")
+        field_generator(self.rng, "rng")
+        field_events(self)
+        last_characteristic = len(game.characteristics) - 1
+        characteristic = field_int(self.characteristic, "characteristic", 0, last_characteristic)
+        column = f"the deck's {game.characteristics[characteristic]!r} column"
+        field_same(self.values, "values", game.values[characteristic], column)
+        field_same(self.scaled, "scaled", game.scaled[characteristic], f"{column}, rank-scaled")
+        first_player = field_int(self.first_player, "first_player", 0, n - 1)
+        turns = field_int(self.turns, "turns", 0, turns_cap)
+        field_int(self.rounds, "rounds", 1, turns + 1)
+        terminal = field_flag(self.terminal, "terminal")
+        truncated = field_flag(self.truncated, "truncated")
+        over = terminal or truncated
+        if truncated and turns != turns_cap:
+            refuse("truncated", truncated, f"only at the cap: turns is {turns} of {turns_cap}")
+        if not over and turns >= turns_cap:
+            refuse("turns", turns, f"the cap max_turns={turns_cap} truncates the game there")
+        hands = field_list(self.hands, "hands", n)
+        where_cards = self._check_places(hands)
+        where = field_array(self.where, "where", np.int8, (deck,))
+        wrong = np.flatnonzero(where != where_cards)
+        if wrong.size:
+            card = int(wrong[0])
+            refuse(
+                f"where[{card}]",
+                int(where[card]),
+                f"must be {int(where_cards[card])}: card {card} is in that place (IN_PILE 0, "
+                "IN_LINE 1, IN_BOX 2, OUT_OF_GAME 3, IN_HAND + seat)",
+            )
+        revealed = field_array(self.revealed, "revealed", np.bool_, (deck,))
+        line = self.line
+        hidden = [card for card in line if not revealed[card]]
+        if hidden:
+            refuse(f"revealed[{hidden[0]}]", False, "every card in state.line is shown (CL-3)")
+        known = field_array(self.known, "known", np.float32, (deck,))
+        expected = np.where(revealed, self.scaled, np.float32(OPEN_LOW))
+        wrong = np.flatnonzero(known != expected)
+        if wrong.size:
+            card = int(wrong[0])
+            refuse(
+                f"known[{card}]",
+                float(known[card]),
+                f"must be {float(expected[card])}: the scaled value of a shown card, "
+                f"{OPEN_LOW} for one never shown",
+            )
+        values = self.values[line]
+        out_of_order = np.flatnonzero(values[1:] < values[:-1])
+        if out_of_order.size:
+            at = int(out_of_order[0]) + 1
+            refuse(
+                f"line[{at}]",
+                line[at],
+                f"its value {values[at]} is below its left neighbour's {values[at - 1]}; the "
+                "line only ever holds right placements (CL-4)",
+            )
+        eliminated = field_flags(self.eliminated, "eliminated", n)
+        if all(eliminated):
+            refuse("eliminated", eliminated, "at least one player is still in (CL-5)")
+        for seat in range(n):
+            if eliminated[seat] and hands[seat]:
+                refuse(f"hands[{seat}]", hands[seat], "an eliminated player's hand is empty")
+        correct = field_ints(self.correct, "correct", 0, turns_cap, length=n)
+        if sum(correct) != len(line) - 1:
+            refuse(
+                "correct",
+                correct,
+                f"must sum to len(state.line) - 1 = {len(line) - 1}: each right placement "
+                "adds one card to the line",
+            )
+        if sum(correct) > turns:
+            refuse("turns", turns, f"at least sum(state.correct) = {sum(correct)}")
+        last_card = field_ints(self.last_card, "last_card", -1, deck - 1, length=n)
+        last_right = field_flags(self.last_right, "last_right", n)
+        for seat in range(n):
+            if last_card[seat] >= 0 and not revealed[last_card[seat]]:
+                refuse(f"last_card[{seat}]", last_card[seat], "a placed card is shown (CL-3)")
+            if last_right[seat] and last_card[seat] < 0:
+                refuse(f"last_right[{seat}]", True, "False while that seat has placed nothing")
+        last_mover = field_int(self.last_mover, "last_mover", NO_PLAYER, n - 1)
+        if (last_mover == NO_PLAYER) != (turns == 0):
+            refuse("last_mover", last_mover, f"NO_PLAYER ({NO_PLAYER}) exactly before turn 1")
+        if last_mover != NO_PLAYER and last_card[last_mover] < 0:
+            refuse("last_mover", last_mover, "the last mover has a state.last_card")
+        self._check_round(first_player, eliminated, over)
+        if terminal:
+            winners = tuple(1.0 if seat in self.finishers else -1.0 for seat in range(n))
+            field_same(self._returns, "_returns", winners, "CL-7: +1 each finisher, -1 the rest")
+
+    def _check_places(self, hands: list[Any]) -> np.ndarray:
+        """Each hand sorted and at most ``hand_size``, then the conservation of cards: every
+        card of the deck in exactly one place. Returns the ``where`` code each card needs."""
+        game = self.game
+        deck = game.deck_size
+        places: list[tuple[str, list[int], int]] = []
+        for seat, hand in enumerate(hands):
+            field = f"hands[{seat}]"
+            field_ints(hand, field, 0, deck - 1, max_length=game.hand_size)
+            if any(a >= b for a, b in itertools.pairwise(hand)):
+                refuse(field, hand, "must be sorted by card id, each card once (CL-1)")
+            places.append((field, hand, IN_HAND + seat))
+        line = field_ints(self.line, "line", 0, deck - 1, max_length=deck)
+        if not line:
+            refuse("line", line, "holds at least the initial card (CL-2)")
+        places.append(("line", line, IN_LINE))
+        places.append(
+            ("pile", field_ints(self.pile, "pile", 0, deck - 1, max_length=deck), IN_PILE)
+        )
+        places.append(("box", field_ints(self.box, "box", 0, deck - 1, max_length=deck), IN_BOX))
+        places.append(
+            ("out", field_ints(self.out, "out", 0, deck - 1, max_length=deck), OUT_OF_GAME)
+        )
+        holder = [-1] * deck
+        for index, (field, cards, _) in enumerate(places):
+            for position, card in enumerate(cards):
+                if holder[card] >= 0:
+                    refuse(
+                        f"{field}[{position}]",
+                        card,
+                        f"card {card} ({game.names[card]}) is also in state."
+                        f"{places[holder[card]][0]}; every card is in exactly one place",
+                    )
+                holder[card] = index
+        if -1 in holder:
+            card = holder.index(-1)
+            refuse(
+                "hands, line, pile, box and out",
+                f"without card {card} ({game.names[card]})",
+                f"every card of the {game.deck_label} is in exactly one of them",
+            )
+        codes = np.array([code for _, _, code in places], dtype=np.int8)
+        return codes[np.array(holder, dtype=np.int64)]
+
+    def _check_round(self, first_player: int, eliminated: list[bool], over: bool) -> None:
+        """CL-5: the turn order of this round, whose turn it is, and who has finished."""
+        n = self.num_players
+        order = field_ints(self.order, "order", 0, n - 1, max_length=n)
+        field_distinct(order, "order", "seat")
+        rotation = [(first_player + k) % n for k in range(n)]
+        steps = [(seat - first_player) % n for seat in order]
+        if any(a >= b for a, b in itertools.pairwise(steps)):
+            refuse("order", order, f"must follow the seat order from first_player: {rotation}")
+        if not over:
+            still_in = [seat for seat in rotation if not eliminated[seat]]
+            field_same(order, "order", still_in, "the seats still in, from first_player (CL-5)")
+        turn_index = field_int(self.turn_index, "turn_index", 0, len(order) - (not over))
+        if over:
+            field_same(self.to_act, "to_act", NO_PLAYER, "nobody acts once the game is over")
+        else:
+            to_act = field_int(self.to_act, "to_act", 0, n - 1)
+            if to_act != order[turn_index]:
+                refuse("to_act", to_act, f"must be state.order[{turn_index}] = {order[turn_index]}")
+        finishers = field_ints(self.finishers, "finishers", 0, n - 1, max_length=n)
+        field_distinct(finishers, "finishers", "seat")
+        played = order[:turn_index]
+        for index, seat in enumerate(finishers):
+            if seat not in played or self.hands[seat]:
+                refuse(
+                    f"finishers[{index}]",
+                    seat,
+                    f"a finisher has played this round (state.order[:{turn_index}] = {played}) "
+                    "and emptied its hand",
+                )
+        if not over:
+            for seat in order:
+                if not self.hands[seat] and seat not in finishers:
+                    refuse(f"hands[{seat}]", [], "empty only for a finisher of this round (CL-5)")
 
     # --- transitions -----------------------------------------------------------------------
     def _reveal(self, card: int) -> None:

@@ -10,7 +10,7 @@ the game itself.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import gymnasium
@@ -23,8 +23,10 @@ from .errors import IllegalActionError, InvalidConfigError, UnknownAgentError
 from .events import Event, describe_generic
 from .game import NO_PLAYER, Game, GameState, legal_index
 from .observation import ObservationLayout, ObservationScaler
+from .state_checks import check_loaded_state
 from .svg import text_table
-from .validation import check_bool
+from .tables import Table
+from .validation import check_bool, check_int
 
 ObsDict = dict[str, np.ndarray]
 
@@ -93,6 +95,11 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
 
     metadata: dict[str, Any] = env_metadata("cardarena_game", 2, 2)
     example_configs: ClassVar[tuple[dict[str, Any], ...]] = ({},)
+    #: Config keys whose value may name a file (a deck, a characters table), each with the
+    #: loader that reads one into a ``Table``. A server never takes such a value from a request
+    #: (``cardarena.web`` refuses it, and reads the operator's files through the loader once);
+    #: tests/envs/test_file_config_keys.py checks that every path-typed config key is listed.
+    file_config_keys: ClassVar[Mapping[str, Callable[[Any], Table]]] = {}
 
     build_game: Callable[..., Game]
     build_layout: Callable[[Any], ObservationLayout]
@@ -261,15 +268,20 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
         it: observe, action_mask, render and step then work on a copy of it (the caller's
         object is never changed). The inverse of ``game_state`` and of ``BatchEnv.state_of``;
         rewards start at zero (the state's returns if it is already over) and
-        ``info["steps"]`` counts from ``num_steps``."""
+        ``info["steps"]`` counts from ``num_steps``.
+
+        A state the rules could not have reached (a count out of range, a card held twice or
+        not in the deck, a seat out of range, a wrong shape or dtype: ``check_loaded_state``)
+        is refused with ``InvalidConfigError`` naming the field; the current game stays."""
         if getattr(state, "game", None) != self.game:
             raise InvalidConfigError(
                 f"set_state needs a rules state of this env's configuration "
                 f"({self.metadata['name']} with {self.config}); got {type(state).__name__}"
             )
-        steps = check_seed(num_steps)
+        steps = check_int(num_steps, "num_steps", 0)
+        check_loaded_state(state)
         self._state = state.clone()
-        self._start_game(steps or 0)
+        self._start_game(steps)
 
     def step(self, action: Any) -> None:
         if self._state is None:

@@ -30,6 +30,19 @@ from ..core.errors import InvalidConfigError
 from ..core.events import visible_events
 from ..core.game import NO_PLAYER, RulesState, detached_generator
 from ..core.options import check_reset_options, per_player
+from ..core.state_checks import (
+    field_array,
+    field_distinct,
+    field_events,
+    field_flag,
+    field_flags,
+    field_generator,
+    field_int,
+    field_ints,
+    field_list,
+    field_same,
+    refuse,
+)
 from ..core.validation import check_choice, check_int, check_known_keys, check_sequence
 
 KINDS = (
@@ -109,6 +122,21 @@ def battle_total(cards: Any) -> int:
     c = [int(x) for x in cards]
     total = c[0] + 2 * c[1] + 3 * c[2] + 4 * c[3] + 5 * c[4] + 6 * c[7]
     return 2 * total if c[UPGRADE] else total
+
+
+def _kind_table(value: Any, field: str, kinds: int, high: int) -> np.ndarray:
+    """A (2, 8) int64 table of card counts per seat and kind, 0..``high`` each, holding only
+    the first ``kinds`` kinds (the beginner variant has no special cards)."""
+    table = field_array(value, field, np.int64, (2, NUM_KINDS), 0, high)
+    extra = np.argwhere(table[:, kinds:] > 0)
+    if extra.size:
+        seat, kind = extra[0].tolist()
+        refuse(
+            f"{field}[{seat}][{kind + kinds}]",
+            int(table[seat, kind + kinds]),
+            f"must be 0: the beginner variant has no {KINDS[kind + kinds]} (IM-1)",
+        )
+    return table
 
 
 def _check_deck(deck: Any, variant: str) -> tuple[int, ...]:
@@ -461,6 +489,138 @@ class IronManWarState(RulesState):
         if self.has_pending[seat]:
             total[self.pending_play[seat]] += 1
         return total
+
+    # --- the load check ----------------------------------------------------------------------
+    def check_state(self) -> None:
+        """Refuse (``InvalidConfigError`` naming the field) what these rules cannot reach, in
+        O(cards) work, before ``set_state`` loads the state (``core.state_checks``): counts in
+        range and matching the piles and totals they summarise, each player owning 1..deck
+        cards (the configured deck bounds every fixed one), kinds the variant has, and the
+        round, battle and decision as IM-2 .. IM-12 leave them."""
+        game = self.game
+        size = game.deck_size
+        kinds = FIRST_SPECIAL if game.beginner else NUM_KINDS
+        field_generator(self._rng, "_rng")
+        field_events(self)
+        field_same(self._beginner, "_beginner", game.beginner, f"variant {game.variant!r}")
+        piles = field_list(self._piles, "_piles", 2)
+        deck_counts = _kind_table(self.deck_counts, "deck_counts", kinds, size)
+        deck_sizes = field_ints(self.deck_sizes, "deck_sizes", 0, size, length=2)
+        for seat, pile in enumerate(piles):
+            field_ints(pile, f"_piles[{seat}]", 0, kinds - 1, max_length=size)
+            field_same(deck_sizes[seat], f"deck_sizes[{seat}]", len(pile), "len(state._piles)")
+            counted = np.bincount(np.asarray(pile, dtype=np.int64), minlength=NUM_KINDS)
+            field_same(deck_counts[seat], f"deck_counts[{seat}]", counted, "state._piles")
+        hands = _kind_table(self.hands, "hands", kinds, size)
+        hand_sizes = field_ints(self.hand_sizes, "hand_sizes", 0, size, length=2)
+        field_same(hand_sizes, "hand_sizes", hands.sum(1).tolist(), "state.hands summed")
+        _kind_table(self.discards, "discards", kinds, size)
+        _kind_table(self.table, "table", kinds, size)
+        battle_cards = _kind_table(self.battle_cards, "battle_cards", kinds, size)
+        totals = [battle_total(row) for row in battle_cards.tolist()]
+        field_same(self.battle_totals, "battle_totals", totals, "IM-5 of state.battle_cards")
+        counts = battle_cards.sum(1).tolist()
+        field_same(self.battle_card_counts, "battle_card_counts", counts, "state.battle_cards")
+        committed = field_array(
+            self.committed, "committed", np.int64, (2, NUM_BATTLES), NO_CARD, kinds - 1
+        )
+        face_down = field_array(self.face_down, "face_down", np.bool_, (2, NUM_BATTLES))
+        flipped = field_array(
+            self.flipped, "flipped", np.int64, (2, NUM_BATTLES), NO_CARD, kinds - 1
+        )
+        for seat, battle in np.argwhere(face_down & (committed == NO_CARD)).tolist():
+            refuse(f"face_down[{seat}][{battle}]", True, "only over a committed card (IM-3)")
+        for seat, battle in np.argwhere(~face_down & (flipped != committed)).tolist():
+            refuse(
+                f"flipped[{seat}][{battle}]",
+                int(flipped[seat, battle]),
+                f"must be state.committed[{seat}][{battle}] = {int(committed[seat, battle])}: "
+                "a committed card lies face down until it is flipped (IM-4)",
+            )
+        pending = field_ints(self.pending_play, "pending_play", NO_CARD, kinds - 1, length=2)
+        has_pending = field_flags(self.has_pending, "has_pending", 2)
+        for seat in range(2):
+            if has_pending[seat] != (pending[seat] != NO_CARD):
+                refuse(f"has_pending[{seat}]", has_pending[seat], "True exactly with a pick")
+        field_ints(self.last_reveal, "last_reveal", NO_CARD, kinds - 1, length=2)
+        field_ints(self.previous_results, "previous_results", UNDECIDED, DRAW, length=NUM_BATTLES)
+        field_array(
+            self.previous_flipped,
+            "previous_flipped",
+            np.int64,
+            (2, NUM_BATTLES),
+            NO_CARD,
+            kinds - 1,
+        )
+        for seat in range(2):
+            owned = int(self.card_counts(seat).sum())
+            if not 1 <= owned <= size:
+                refuse(
+                    "hands, _piles, discards, table, battle_cards, committed and pending_play "
+                    f"of {AGENTS[seat]}",
+                    f"{owned} card(s)",
+                    f"a player owns 1..{size} cards, its deck (D-17)",
+                )
+        self._check_round(face_down, flipped, has_pending)
+
+    def _check_round(
+        self, face_down: np.ndarray, flipped: np.ndarray, has_pending: list[bool]
+    ) -> None:
+        """IM-3 .. IM-12: pawns, results, the battle and whose decision it is."""
+        game = self.game
+        pawns = field_ints(self.pawns, "pawns", 1, game.victory_cards, length=2)
+        field_int(self.round, "round", 1, game.max_rounds)
+        battle = field_int(self.battle, "battle", 0, NUM_BATTLES - 1)
+        commit_slot = field_int(self.commit_slot, "commit_slot", 0, NUM_BATTLES - 1)
+        decision = field_int(self.decision, "decision", COMMIT, GAME_OVER)
+        results = field_ints(
+            self.battle_results, "battle_results", UNDECIDED, DRAW, length=NUM_BATTLES
+        )
+        won = [results.count(IRON_MAN), results.count(WAR_MACHINE)]
+        field_same(self.battles_won, "battles_won", won, "state.battle_results counted")
+        winner = field_int(self.winner, "winner", NO_PLAYER, WAR_MACHINE)
+        terminal = field_flag(self.terminal, "terminal")
+        truncated = field_flag(self.truncated, "truncated")
+        field_same(terminal, "terminal", winner != NO_PLAYER, "a game ends won (IM-12)")
+        for seat in range(2):
+            if (pawns[seat] == game.victory_cards) != (seat == winner):
+                refuse(
+                    f"pawns[{seat}]",
+                    pawns[seat],
+                    f"on the last Victory Card ({game.victory_cards}) exactly for the winner",
+                )
+        if truncated and self.round != game.max_rounds:
+            refuse("truncated", True, f"only after round max_rounds={game.max_rounds} (IM-12)")
+        if terminal:
+            field_same(
+                self._returns, "_returns", (1.0, -1.0) if winner == 0 else (-1.0, 1.0), "IM-12"
+            )
+        to_pick = field_ints(self._to_pick, "_to_pick", IRON_MAN, WAR_MACHINE, max_length=2)
+        field_distinct(to_pick, "_to_pick", "seat")
+        over = terminal or truncated
+        field_same(decision == GAME_OVER, "decision", over, "GAME_OVER exactly once over")
+        if over:
+            field_same(self.current_seat, "current_seat", NO_PLAYER, "nobody acts once over")
+            return
+        seat = field_int(self.current_seat, "current_seat", IRON_MAN, WAR_MACHINE)
+        if decision == COMMIT:
+            if battle != 0 or (flipped != NO_CARD).any() or any(r != UNDECIDED for r in results):
+                refuse("decision", decision, "COMMIT only before battle 1 is flipped (IM-3)")
+            slots = self.committed[seat] != NO_CARD
+            if slots[commit_slot:].any() or not slots[:commit_slot].all():
+                refuse("commit_slot", commit_slot, f"{AGENTS[seat]}'s next empty slot (IM-3)")
+        else:
+            if face_down[:, : battle + 1].any():
+                refuse("face_down", face_down, f"battles up to {battle + 1} are flipped (IM-4)")
+            if any(r == UNDECIDED for r in results[:battle]) or any(
+                r != UNDECIDED for r in results[battle:]
+            ):
+                refuse("battle_results", results, f"decided before battle {battle + 1} only")
+        if decision == STANDOFF_PLAY:
+            if not to_pick or to_pick[0] != seat:
+                refuse("_to_pick", to_pick, f"starts with the seat to act ({seat}) (IM-7)")
+        elif any(has_pending):
+            refuse("has_pending", has_pending, "a face-down pick only during a standoff (IM-7)")
 
     def deck_order(self, seat: int) -> list[int]:
         """``seat``'s deck, top card first (hidden information: for tests and debugging)."""

@@ -24,6 +24,19 @@ from ..core.errors import InvalidConfigError
 from ..core.events import visible_events
 from ..core.game import NO_PLAYER, RulesState, detached_generator
 from ..core.options import check_reset_options, per_player
+from ..core.state_checks import (
+    field_array,
+    field_distinct,
+    field_events,
+    field_flag,
+    field_flags,
+    field_generator,
+    field_int,
+    field_ints,
+    field_list,
+    field_same,
+    refuse,
+)
 from ..core.validation import check_int, check_sequence, is_sequence
 
 HAND_SIZE = 3
@@ -127,6 +140,13 @@ class PromiseWarGame:
         else:
             piles = [list(deck) for deck in fixed]
         return PromiseWarState(self, rng, piles)
+
+
+def pw6_returns(scores: Sequence[int]) -> tuple[float, ...]:
+    """PW-6: sole top scorer +1, players tied for top 0, everyone else -1."""
+    top = max(scores)
+    top_reward = 1.0 if list(scores).count(top) == 1 else 0.0
+    return tuple(top_reward if score == top else -1.0 for score in scores)
 
 
 def _largest(decks: tuple[tuple[int, ...], ...]) -> int:
@@ -301,6 +321,161 @@ class PromiseWarState(RulesState):
         pending = [p for p in self.picks if p >= 0]
         return total + np.bincount(pending, minlength=self.game.max_power + 1)
 
+    # --- the load check ----------------------------------------------------------------------
+    def check_state(self) -> None:
+        """Refuse (``InvalidConfigError`` naming the field) what these rules cannot reach, in
+        O(cards) work, before ``set_state`` loads the state (``core.state_checks``): counts in
+        range and matching the piles they count, every player's cards no more than a deck
+        holds, the cards in victory piles, discard and pot exactly the ones shown face up plus
+        the ones buried face down, and the trick's seats and picks as PW-3/PW-4 leave them."""
+        game = self.game
+        n, top, powers = game.num_players, game.max_power, game.max_power + 1
+        cards = game.total_cards
+        field_same(self.num_players, "num_players", n, "the game's num_players")
+        field_generator(self.rng, "rng")
+        field_events(self)
+        piles = field_list(self.draw_piles, "draw_piles", n)
+        deck_counts = field_array(self.deck_counts, "deck_counts", np.int64, (n, powers), 0, cards)
+        deck_sizes = field_ints(self.deck_sizes, "deck_sizes", 0, game.largest_deck, length=n)
+        for seat, pile in enumerate(piles):
+            field_ints(pile, f"draw_piles[{seat}]", 0, top, max_length=game.largest_deck)
+            field_same(deck_sizes[seat], f"deck_sizes[{seat}]", len(pile), "len(state.draw_piles)")
+            counted = np.bincount(np.asarray(pile, dtype=np.int64), minlength=powers)
+            field_same(deck_counts[seat], f"deck_counts[{seat}]", counted, "state.draw_piles")
+        hands = field_array(self.hands, "hands", np.int64, (n, powers), 0, HAND_SIZE)
+        hand_sizes = field_ints(self.hand_sizes, "hand_sizes", 0, HAND_SIZE, length=n)
+        field_same(hand_sizes, "hand_sizes", hands.sum(1).tolist(), "state.hands summed per seat")
+        victory = field_array(self.victory, "victory", np.int64, (n, powers), 0, cards)
+        victory_sizes = field_ints(self.victory_sizes, "victory_sizes", 0, cards, length=n)
+        field_same(victory_sizes, "victory_sizes", victory.sum(1).tolist(), "state.victory summed")
+        discarded = field_array(self.discarded, "discarded", np.int64, (powers,), 0, cards)
+        face_up = field_array(self.pot_face_up, "pot_face_up", np.int64, (powers,), 0, cards)
+        down = field_ints(self.pot_face_down, "pot_face_down", 0, top, max_length=cards)
+        owners = field_ints(
+            self.pot_face_down_owners, "pot_face_down_owners", 0, n - 1, length=len(down)
+        )
+        by_player = field_ints(
+            self.pot_face_down_by_player, "pot_face_down_by_player", 0, cards, length=n
+        )
+        owned_down = np.bincount(np.asarray(owners, dtype=np.int64), minlength=n)
+        field_same(by_player, "pot_face_down_by_player", owned_down.tolist(), "its owners")
+        buried = field_array(self.buried, "buried", np.int64, (n, n + 1, powers), 0, cards)
+        revealed = field_array(self.revealed, "revealed", np.int64, (n, powers), 0, cards)
+        picks = field_ints(self.picks, "picks", -1, top, length=n)
+        field_ints(self.last_revealed, "last_revealed", -1, top, length=n)
+        self._check_cards(owned_down)
+        gone_down = buried.sum(0)
+        for pile in range(n + 1):
+            into = victory[pile] if pile < n else discarded
+            short = np.flatnonzero(gone_down[pile] > into)
+            if short.size:
+                field = f"victory[{pile}]" if pile < n else "discarded"
+                power = int(short[0])
+                refuse(
+                    f"{field}[{power}]",
+                    int(into[power]),
+                    f"at least {int(gone_down[pile, power])}: state.buried says that many "
+                    "face-down cards of that power went there",
+                )
+        shown = revealed.sum(0) + gone_down.sum(0)
+        held = victory.sum(0) + discarded + face_up
+        if not np.array_equal(held, shown):
+            power = int(np.flatnonzero(held != shown)[0])
+            refuse(
+                "victory + discarded + pot_face_up",
+                f"{int(held[power])} card(s) of power {power}",
+                f"must be {int(shown[power])}: the cards shown face up (state.revealed) plus "
+                "those buried face down (state.buried) are the only ones that got there",
+            )
+        self._check_trick(picks, hand_sizes, deck_sizes, face_up, down)
+
+    def _check_cards(self, owned_down: np.ndarray) -> None:
+        """Each player's cards, wherever they are, number 1..largest_deck and all of them
+        together at most ``total_cards``: the configured decks bound every fixed deck."""
+        game = self.game
+        picked = np.array([pick >= 0 for pick in self.picks], dtype=np.int64)
+        owned = (
+            self.deck_counts.sum(1)
+            + self.hands.sum(1)
+            + picked
+            + self.revealed.sum(1)
+            + owned_down
+            + self.buried.sum((1, 2))
+        )
+        for seat, count in enumerate(owned.tolist()):
+            if not 1 <= count <= game.largest_deck:
+                refuse(
+                    f"hands, draw_piles, picks, revealed, pot_face_down and buried of seat {seat}",
+                    f"{count} card(s)",
+                    f"a player owns 1..{game.largest_deck} (its deck, PW-1)",
+                )
+        if int(owned.sum()) > game.total_cards:
+            refuse(
+                "hands, draw_piles, picks, revealed, pot_face_down and buried",
+                f"{int(owned.sum())} cards in all",
+                f"at most {game.total_cards}, the configured decks together",
+            )
+
+    def _check_trick(
+        self,
+        picks: list[int],
+        hand_sizes: list[int],
+        deck_sizes: list[int],
+        face_up: np.ndarray,
+        down: list[int],
+    ) -> None:
+        """PW-3 .. PW-7: the phase, who contends and who has picked, who sits out, the cap."""
+        game = self.game
+        n = game.num_players
+        phase = field_int(self.phase, "phase", TRICK, TIEBREAK)
+        tricks = field_int(self.tricks_played, "tricks_played", 0, game.max_tricks)
+        terminal = field_flag(self.terminal, "terminal")
+        truncated = field_flag(self.truncated, "truncated")
+        over = terminal or truncated
+        if truncated and tricks != game.max_tricks:
+            refuse("truncated", True, f"only at the cap: {tricks} of {game.max_tricks} tricks")
+        if not over and tricks >= game.max_tricks:
+            refuse("tricks_played", tricks, f"below max_tricks={game.max_tricks} in play (PW-7)")
+        sitting_out = field_flags(self.sitting_out, "sitting_out", n)
+        for seat in range(n):
+            if sitting_out[seat] and (hand_sizes[seat] or deck_sizes[seat] or picks[seat] >= 0):
+                refuse(f"sitting_out[{seat}]", True, "only a player without cards sits out (PW-6)")
+        contenders = field_ints(self.contenders, "contenders", 0, n - 1, max_length=n)
+        field_distinct(contenders, "contenders", "seat")
+        if contenders != sorted(contenders):
+            refuse("contenders", contenders, "in seat order (C-3)")
+        for index, seat in enumerate(contenders):
+            if sitting_out[seat]:
+                refuse(f"contenders[{index}]", seat, "a player sitting out does not contend")
+        if not over and len(contenders) < 2:
+            refuse("contenders", contenders, "at least two players contend (PW-3, PW-4)")
+        # Once over, ``pick_index`` is left where the last trick ended (``contenders`` of a
+        # finished game is empty), so only its range is known.
+        pick_index = field_int(self.pick_index, "pick_index", 0, n if over else len(contenders) - 1)
+        has_picked = field_flags(self.has_picked, "has_picked", n)
+        picked = set(contenders[:pick_index]) if not over else set()
+        for seat in range(n):
+            if has_picked[seat] != (seat in picked):
+                refuse(
+                    f"has_picked[{seat}]",
+                    has_picked[seat],
+                    f"True exactly for state.contenders[:{pick_index}] while a trick is on",
+                )
+            if (picks[seat] >= 0) != has_picked[seat]:
+                refuse(f"picks[{seat}]", picks[seat], "a power exactly when state.has_picked")
+        if terminal:
+            field_same(contenders, "contenders", [], "nobody contends once the game is over")
+            field_same(self._returns, "_returns", pw6_returns(self.victory_sizes), "PW-6")
+        if over:
+            return
+        if phase == TRICK:
+            able = [seat for seat in range(n) if not sitting_out[seat]]
+            field_same(contenders, "contenders", able, "every player not sitting out (PW-3)")
+            if face_up.any() or down:
+                refuse("pot_face_up", face_up, "the pot is empty until a trick is tied (PW-4)")
+        elif int(face_up.sum()) < 2:
+            refuse("pot_face_up", face_up, "a tiebreak follows at least two tied cards (PW-4)")
+
     # --- transitions -----------------------------------------------------------------------
     def _draw_up(self, seat: int) -> None:
         pile = self.draw_piles[seat]
@@ -469,8 +644,7 @@ class PromiseWarState(RulesState):
         scores = self.victory_sizes
         top = max(scores)
         winners = [seat for seat, score in enumerate(scores) if score == top]
-        top_reward = 1.0 if len(winners) == 1 else 0.0
-        self._returns = tuple(top_reward if score == top else -1.0 for score in scores)
+        self._returns = pw6_returns(scores)
         if self.events is not None:
             self.log("game_over", tricks=self.tricks_played, scores=list(scores),
                      winners=winners)  # fmt: skip

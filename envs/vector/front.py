@@ -19,6 +19,7 @@ from ..core.aec import check_seed
 from ..core.errors import IllegalActionError, InvalidConfigError
 from ..core.game import NO_PLAYER, GameState
 from ..core.kernels import JIT_ENABLED, checked_actions, slot_seeds
+from ..core.state_checks import check_loaded_state
 from .rules import BatchedRules
 
 #: Most games one batch holds (4,096 of the widest observation take about 50 MB).
@@ -234,13 +235,16 @@ class BatchEnv:
         return self.rules.state_of(self._game_index(game))
 
     def set_state(self, game: int, state: GameState) -> Batch:
-        """Continue game ``game`` from the reference rules ``state``; returns the new batch."""
-        if state.game != self.rules.game:  # type: ignore[attr-defined]
+        """Continue game ``game`` from the reference rules ``state``; returns the new batch.
+        A state the rules could not have reached is refused as ``GameAECEnv.set_state``
+        refuses it (``check_loaded_state``), before the slot is touched."""
+        if getattr(state, "game", None) != self.rules.game:
             raise InvalidConfigError(
                 f"the state is of another game configuration than this batch's ({self.env_name}"
                 f" with {self.config})"
             )
         index = self._game_index(game)
+        check_loaded_state(state)
         self.rules.set_state(index, state)
         self._last_mover[index] = max(int(self.rules.current_player[index]), 0)
         return self._observe()

@@ -62,7 +62,16 @@ def _imported_modules(path: Path) -> set[str]:
 
 PURE_CORE = {
     f"..core.{name}"
-    for name in ("actions", "errors", "events", "game", "options", "tables", "validation")
+    for name in (
+        "actions",
+        "errors",
+        "events",
+        "game",
+        "options",
+        "state_checks",
+        "tables",
+        "validation",
+    )
 }
 RULES_FILES = sorted((ROOT / "envs").glob("*/rules.py"))
 
