@@ -113,3 +113,36 @@ def recorded_game(env, seed: int, disturb_global_rngs: bool, action_seed: int = 
         else:
             env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
     return seen
+
+
+class FileWatch:
+    """Which audited file-system events (``open``, ``os.listdir``, ``os.scandir``) named
+    ``path`` while the ``with`` block ran, in any thread (the web app answers from worker
+    threads). Python's audit hooks cannot be removed: one hook serves every watch, inert
+    outside them."""
+
+    _active: list[FileWatch] = []
+    _installed = False
+
+    def __init__(self, path: object) -> None:
+        self.path = str(path)
+        self.events: list[str] = []
+
+    @classmethod
+    def _hook(cls, event: str, args: tuple) -> None:
+        if event in ("open", "os.listdir", "os.scandir") and args:
+            for watch in cls._active:
+                if watch.path in str(args[0]):
+                    watch.events.append(event)
+
+    def __enter__(self) -> FileWatch:
+        import sys
+
+        if not FileWatch._installed:
+            sys.addaudithook(FileWatch._hook)
+            FileWatch._installed = True
+        FileWatch._active.append(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        FileWatch._active.remove(self)

@@ -303,6 +303,7 @@ from .rules import (
     Battle,
     BeastWarsGame,
     BeastWarsState,
+    characters_table,
     make_game,
 )
 
@@ -433,6 +434,7 @@ class raw_env(GameAECEnv):
     build_game = staticmethod(bounded_config(make_game, check_limits))
     build_layout = staticmethod(observation_layout)
     build_state_layout = staticmethod(state_layout)
+    file_config_keys = {"characters": characters_table}
     #: Representative configurations; the conformance suite runs every generic check on each.
     example_configs = (
         {},

@@ -283,6 +283,7 @@ from .rules import (
     OUT_OF_GAME,
     CardlineGame,
     CardlineState,
+    load_deck,
     make_game,
 )
 from .story import describe
@@ -423,6 +424,7 @@ class raw_env(GameAECEnv):
     build_game = staticmethod(bounded_config(make_game, check_limits))
     build_layout = staticmethod(observation_layout)
     build_state_layout = staticmethod(state_layout)
+    file_config_keys = {"deck": load_deck}
     #: Representative configurations; the conformance suite runs every generic check on each.
     example_configs = (
         {},

@@ -97,6 +97,17 @@ class _Refused(ValueError):
     pass
 
 
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refused when a key repeats (``json`` would keep the last silently, so
+    two readers of one file could disagree on what it says)."""
+    value: dict[str, Any] = {}
+    for key, item in pairs:
+        if key in value:
+            raise _Refused(f"the key {show(key, 60)} twice in one object")
+        value[key] = item
+    return value
+
+
 def parse_json(text: str, what: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
     """``json.loads`` within this module's limits; ``what`` names the source in errors."""
     try:
@@ -105,6 +116,7 @@ def parse_json(text: str, what: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
             parse_int=_parse_int,
             parse_float=_parse_float,
             parse_constant=_parse_constant,
+            object_pairs_hook=_object,
         )
     except _Refused as refused:
         raise InvalidConfigError(f"{what}: refused {refused}") from None
@@ -135,7 +147,9 @@ def json_depth(value: Any) -> int:
             deepest = max(deepest, depth)
             continue
         deepest = max(deepest, depth + 1)
-        stack.extend((child, depth + 1) for child in children)
+        # Scalars add no depth: only containers are stacked (a record's million actions
+        # would otherwise be a million tuples at once).
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
     return deepest
 
 
