@@ -11,6 +11,12 @@ every reseed from its generator in row order: the actions are bit-identical for 
 are spawned (no fork of a process that holds torch threads; a script that starts them needs
 ``if __name__ == "__main__":``), get each row's rules state as a snapshot, and stop when
 their ``RowsAgent`` is collected or the program ends.
+
+The same workers serve ``worker_map`` (a function over a list, in order: ``cardarena eval
+--jobs``'s games), and Ctrl-C is the caller's alone, from the moment a worker starts: a worker
+begins with SIGINT blocked (``_holding_sigint``) and ignores it before unblocking it
+(``_quiet``), so a terminal's Ctrl-C, sent to every process of the foreground group, stops the
+command with its one line and no worker prints a traceback, not even one still importing.
 """
 
 from __future__ import annotations
@@ -19,11 +25,16 @@ import contextlib
 import contextvars
 import copy
 import multiprocessing
+import pickle
 import signal
+import threading
+import time
 import traceback
 import weakref
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from multiprocessing import resource_tracker
+from multiprocessing.connection import wait
+from typing import Any, NoReturn
 
 from cardarena.envs.core.validation import check_int
 
@@ -62,11 +73,70 @@ def begin_game(agent: Any, seed: int | None, seat: str, env_spec: EnvSpec) -> No
     start_game(agent, seat, env_spec)
 
 
-def _serve(connection: Any, prototype: Any, env_spec: EnvSpec, seat_names: list[str]) -> None:
-    """A worker: the agents of its slots, one ``choose`` per row, in the order given. Ctrl-C
-    is the caller's to handle (it stops the workers): a worker ignores it, so no worker
-    prints a traceback of its own."""
+def _quiet() -> None:
+    """A worker's first step: Ctrl-C is the caller's to handle (it stops the workers), so the
+    worker ignores SIGINT and prints no traceback of its own; only then is SIGINT unblocked
+    (``_start`` blocked it), and one sent while the worker started is dropped unseen."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _start(
+    context: Any,
+    target: Callable[..., None],
+    args: tuple[Any, ...],
+    jobs: int,
+    connections: list[Any],
+    processes: list[Any],
+) -> None:
+    """``jobs`` daemon workers running ``target(connection, *args)``, each appended to
+    ``processes`` and the caller's end of its pipe to ``connections`` as it starts, so that a
+    caller interrupted later stops those there are (``_stop``). A Ctrl-C while they start
+    waits until all have (``_holding_sigint``)."""
+    if context.get_start_method() != "fork":  # starting the tracker would unblock SIGINT
+        resource_tracker.ensure_running()
+    with _holding_sigint():
+        for _ in range(jobs):
+            mine, theirs = context.Pipe()
+            process = context.Process(target=target, args=(theirs, *args), daemon=True)
+            connections.append(mine)
+            processes.append(process)
+            process.start()
+            theirs.close()
+
+
+@contextlib.contextmanager
+def _holding_sigint() -> Iterator[None]:
+    """Ctrl-C held back until the block ends, then delivered to the handler there was.
+
+    Blocked in this thread, as CPython's resource tracker starts its process, so the workers
+    started inside begin with SIGINT blocked: a spawned worker imports for a second or more
+    before ``_quiet`` can ignore SIGINT, and a Ctrl-C meanwhile would print its
+    ``KeyboardInterrupt`` traceback. And noted rather than raised in the main thread (where
+    another thread took the signal, the block does not stop Python raising it), so no worker is
+    left half started: one whose start-up data never came prints an ``EOFError`` traceback."""
+    noted: list[int] = []
+    handler = signal.getsignal(signal.SIGINT)
+    swap = handler is not None and threading.current_thread() is threading.main_thread()
+    if swap:
+        signal.signal(signal.SIGINT, lambda number, frame: noted.append(number))
+    blocking = hasattr(signal, "pthread_sigmask")
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if blocking else None
+    try:
+        yield
+    finally:
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # one pending is noted here
+        if swap:
+            signal.signal(signal.SIGINT, handler)
+        if noted:
+            signal.raise_signal(signal.SIGINT)
+
+
+def _serve(connection: Any, prototype: Any, env_spec: EnvSpec, seat_names: list[str]) -> None:
+    """A worker: the agents of its slots, one ``choose`` per row, in the order given."""
+    _quiet()
     agents: dict[tuple[int, int], Any] = {}
     while True:
         try:
@@ -93,15 +163,23 @@ def _serve(connection: Any, prototype: Any, env_spec: EnvSpec, seat_names: list[
             return
 
 
-def _stop(connections: Sequence[Any], processes: Sequence[Any]) -> None:
+def _stop(connections: Sequence[Any], processes: Sequence[Any], grace: float = 5.0) -> None:
+    """Ask the workers to leave, give them ``grace`` seconds in all, then terminate those
+    still there; ``grace=0``: terminate them at once (an interrupted caller wants nothing more
+    from them, and a worker mid-task would finish it first)."""
     for connection in connections:
         with contextlib.suppress(OSError, ValueError):
-            connection.send(None)
+            if grace > 0:
+                connection.send(None)
             connection.close()
+    deadline = time.monotonic() + grace
     for process in processes:
-        process.join(timeout=5)
+        if process.pid is None:  # never started (interrupted while the others started)
+            continue
+        process.join(timeout=max(0.0, deadline - time.monotonic()))
         if process.is_alive():
             process.terminate()
+            process.join(timeout=5)
 
 
 class RowWorkers:
@@ -111,17 +189,21 @@ class RowWorkers:
     def __init__(self, prototype: Any, env_spec: EnvSpec, seat_names: list[str], jobs: int) -> None:
         context = multiprocessing.get_context("spawn")
         self._connections: list[Any] = []
-        processes = []
-        for _ in range(jobs):
-            mine, theirs = context.Pipe()
-            process = context.Process(
-                target=_serve, args=(theirs, prototype, env_spec, seat_names), daemon=True
-            )
-            process.start()
-            theirs.close()
-            self._connections.append(mine)
-            processes.append(process)
+        processes: list[Any] = []
         self._stop = weakref.finalize(self, _stop, self._connections, processes)
+        try:
+            _start(
+                context,
+                _serve,
+                (prototype, env_spec, seat_names),
+                jobs,
+                self._connections,
+                processes,
+            )
+        except BaseException:  # Ctrl-C: those started are stopped at once
+            self._stop.detach()
+            _stop(self._connections, processes, grace=0)
+            raise
         #: (slot, seat) -> the worker that holds that agent.
         self._owners: dict[tuple[int, int], int] = {}
 
@@ -146,11 +228,7 @@ class RowWorkers:
             try:
                 status, answer = self._connections[worker].recv()
             except (EOFError, OSError):
-                failures.append(
-                    f"search worker {worker} stopped: out of memory, killed, or started from a "
-                    "script without `if __name__ == '__main__':` (workers are spawned and "
-                    "import the main script again)"
-                )
+                failures.append(_lost(f"search worker {worker}"))
                 continue
             if status != "ok":
                 failures.append(f"search worker {worker} failed:\n{answer}")
@@ -166,4 +244,112 @@ class RowWorkers:
         self._stop()
 
 
-__all__ = ["MAX_JOBS", "RowWorkers", "begin_game", "current_search_jobs", "search_jobs"]
+def _lost(worker: str) -> str:
+    return (
+        f"{worker} stopped: out of memory, killed, or started from a script without "
+        "`if __name__ == '__main__':` (a spawned worker imports the main script again)"
+    )
+
+
+def _call(connection: Any, function: Callable[[Any], Any]) -> None:
+    """A ``worker_map`` worker: ``function(item)`` for each item it is sent, until ``None``.
+    A failure goes back as the pickled exception (when it pickles) and its traceback."""
+    _quiet()
+    while True:
+        try:
+            item = connection.recv()
+        except (EOFError, OSError):  # the caller is gone (interrupted, or it ended)
+            return
+        if item is None:
+            return
+        try:
+            reply: tuple[str, Any] = ("ok", function(item))
+        except Exception as error:
+            reply = ("error", (_pickled(error), traceback.format_exc()))
+        try:
+            connection.send(reply)
+        except OSError:  # a broken pipe: the caller is gone
+            return
+        except Exception as error:  # a result that does not pickle (nothing was sent)
+            with contextlib.suppress(OSError):
+                connection.send(("error", (_pickled(error), traceback.format_exc())))
+
+
+def _pickled(error: BaseException) -> bytes | None:
+    try:
+        return pickle.dumps(error)
+    except Exception:
+        return None
+
+
+def _raise_remote(worker: int, pickled: bytes | None, text: str) -> NoReturn:
+    """A worker's exception in the caller: the same type where it unpickles (so a
+    ``CardArenaError`` is still one), with the worker's traceback as its cause."""
+    remote = RuntimeError(f"in worker {worker}:\n{text}")
+    try:
+        error = pickle.loads(pickled) if pickled is not None else None
+    except Exception:
+        error = None
+    if isinstance(error, Exception):
+        raise error from remote
+    raise remote
+
+
+def worker_map(
+    function: Callable[[Any], Any],
+    items: Sequence[Any],
+    jobs: int,
+    start_method: str | None = "spawn",
+) -> Iterator[Any]:
+    """``function(item)`` for every item, in the order of ``items``, on up to ``jobs`` worker
+    processes, one item each at a time (``function`` and the items must pickle; ``start_method``
+    None: multiprocessing's default). The workers stop when the iteration ends, and at once
+    when it is abandoned (Ctrl-C, a failure, ``close``: wrap it in ``contextlib.closing``):
+    nobody waits for a task whose result nobody wants. Ctrl-C reaches the caller alone (module
+    docstring)."""
+    if not items:
+        return
+    context = multiprocessing.get_context(start_method)
+    jobs = min(check_int(jobs, "jobs (worker processes)", 1), len(items), MAX_JOBS)
+    connections: list[Any] = []
+    processes: list[Any] = []
+    try:
+        _start(context, _call, (function,), jobs, connections, processes)
+        results: dict[int, Any] = {}
+        busy: dict[Any, int] = {}  # connection -> the index of the item it works on
+        sent = 0
+        for connection in connections:
+            connection.send(items[sent])
+            busy[connection] = sent
+            sent += 1
+        for index in range(len(items)):
+            while index not in results:
+                ready: list[Any] = wait(list(busy))
+                for connection in ready:
+                    worker = connections.index(connection)
+                    try:
+                        status, answer = connection.recv()
+                    except (EOFError, OSError):
+                        raise RuntimeError(_lost(f"worker {worker}")) from None
+                    if status != "ok":
+                        _raise_remote(worker, *answer)
+                    results[busy.pop(connection)] = answer
+                    if sent < len(items):
+                        connection.send(items[sent])
+                        busy[connection] = sent
+                        sent += 1
+            yield results.pop(index)
+    except BaseException:
+        _stop(connections, processes, grace=0)
+        raise
+    _stop(connections, processes)
+
+
+__all__ = [
+    "MAX_JOBS",
+    "RowWorkers",
+    "begin_game",
+    "current_search_jobs",
+    "search_jobs",
+    "worker_map",
+]

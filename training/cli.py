@@ -362,6 +362,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     if out_dir is not None:
         (out_dir / "results.json").write_text(result.to_json())
         written = ["results.json"] if args.vector else ["results.json", "games.jsonl"]
+        args.eval_written = written  # for the Ctrl-C line (_eval_stopped)
         try:
             result.save_heatmap(out_dir / "win_rates.png")
             written.append("win_rates.png")
@@ -624,10 +625,7 @@ def _stopped(args: argparse.Namespace) -> str:
             " and was not recorded" if getattr(args, "record", None) else ""
         )
     if command == "eval":
-        if getattr(args, "out", None) and getattr(args, "field", None) is None:
-            where = printable(Path(args.out) / "games.jsonl")
-            return f"stopped; no results written ({where} holds the games finished so far)"
-        return "stopped; no results"
+        return _eval_stopped(args)
     if command == "train":
         return "stopped; continue from the last checkpoint with the same command and --resume"
     if command == "export":
@@ -646,6 +644,23 @@ def _stopped(args: argparse.Namespace) -> str:
     if command == "bench":
         return "stopped; no table printed"
     return "stopped"
+
+
+def _eval_stopped(args: argparse.Namespace) -> str:
+    """``eval``'s Ctrl-C line, naming only files there are: the finished games' file while
+    the games are played (plain ``eval --out`` alone writes one, as they finish), then the
+    files ``cmd_eval`` has written (``args.eval_written``) while the heat map is drawn."""
+    out = getattr(args, "out", None)
+    if not out or getattr(args, "field", None) is not None:
+        return "stopped; no results"
+    written = getattr(args, "eval_written", None)
+    if written:
+        names = ", ".join(printable(Path(out) / name) for name in written)
+        return f"stopped; wrote {names}" + ("" if "win_rates.png" in written else ", no heat map")
+    games = Path(out) / "games.jsonl"
+    if not getattr(args, "vector", False) and games.is_file():
+        return f"stopped; no results written ({printable(games)} holds the games finished so far)"
+    return "stopped; no results written"
 
 
 def _missing_extra(error: ImportError) -> str | None:

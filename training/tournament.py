@@ -33,6 +33,7 @@ counts, Elo scale, mean 0.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
@@ -40,11 +41,11 @@ import os
 import sys
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 from cardarena.agents import Agent, make_agent
+from cardarena.agents.rows_parallel import worker_map
 from cardarena.envs import make, make_raw
 from cardarena.envs.core import InvalidConfigError, check_seed
 
@@ -434,15 +435,10 @@ def _run_chunks(chunks: list[_Chunk], jobs: int) -> Iterator[list[MatchRecord]]:
         for chunk in chunks:
             yield _play_chunk(chunk)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(_play_chunk, chunk) for chunk in chunks]
-        try:
-            for future in futures:  # in submission order: deterministic output
-                yield future.result()
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
+    # In chunk order (deterministic output); Ctrl-C stops the workers at once, and none prints
+    # a traceback (worker_map). Forked, as the process pool forked them before.
+    with contextlib.closing(worker_map(_play_chunk, chunks, workers, None)) as played:
+        yield from played
 
 
 class _Progress:

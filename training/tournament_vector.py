@@ -17,15 +17,14 @@ no actions, so they summarize and rate like any others but cannot be replayed, a
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
 
 from cardarena.agents import EnvSpec, make_agent
+from cardarena.agents.rows_parallel import worker_map
 from cardarena.envs import make_raw
 from cardarena.envs.core import InvalidConfigError
 from cardarena.envs.core.aec import TERMINATED, TRUNCATED
@@ -164,11 +163,12 @@ def run_vector_tournament(
                 )
         else:
             jobs_list = [(env, game_config, p, games, checked_seed) for p in groups]
-            # Fresh interpreters whose BLAS uses one thread each: forked or multi-threaded
-            # workers oversubscribe the cores and run slower than one process.
-            context = multiprocessing.get_context("spawn")
-            with _one_blas_thread(), ProcessPoolExecutor(workers, mp_context=context) as pool:
-                for pairing_records in pool.map(_play_pairing_job, jobs_list):
+            # Fresh (spawned) interpreters whose BLAS uses one thread each: forked or
+            # multi-threaded workers oversubscribe the cores and run slower than one process.
+            # Ctrl-C stops the command at once, and no worker prints a traceback (worker_map).
+            played = worker_map(_play_pairing_job, jobs_list, workers, "spawn")
+            with _one_blas_thread(), contextlib.closing(played):
+                for pairing_records in played:
                     records.extend(pairing_records)
                     bar.update(len(pairing_records))
     return summarize(env, specs, records, game_config, checked_seed)

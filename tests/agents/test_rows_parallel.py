@@ -5,6 +5,8 @@ that fails says why instead of hanging, and a bad count is refused."""
 from __future__ import annotations
 
 import json
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -115,30 +117,86 @@ def test_a_best_response_report_is_the_same_with_workers(tmp_path):
 def test_ctrl_c_stops_the_command_and_its_workers_without_a_traceback(tmp_path):
     """Ctrl-C reaches the whole foreground group: the command says it stopped, and the
     workers, mid-search or waiting, leave quietly rather than each printing a broken pipe."""
-    import os
-    import shutil
-    import signal
-    import subprocess
-    import sys
-    import time
+    from foreground import cardarena, ctrl_c, start, wait_until
 
-    cardarena = shutil.which("cardarena", path=os.path.dirname(sys.executable))
-    assert cardarena is not None
-    command = [cardarena, "exploit", "promise_war_v0", "ismcts:iterations=25", "--steps", "4096",
-               "--num-envs", "16", "--rollout-steps", "16", "--minibatch-size", "128",
-               "--games", "20", "--eval-games", "4", "--jobs", "2", "--no-progress",
-               "--out", str(tmp_path / "run")]  # fmt: skip
-    process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,  # a group of its own, as a terminal's foreground job
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while not (tmp_path / "run" / "scratch" / "args.json").exists():  # training has begun
-        assert time.monotonic() < deadline and process.poll() is None, process.communicate()
-        time.sleep(0.2)
+    process = start(cardarena(
+        "exploit", "promise_war_v0", "ismcts:iterations=25", "--steps", "4096", "--num-envs",
+        "16", "--rollout-steps", "16", "--minibatch-size", "128", "--games", "20",
+        "--eval-games", "4", "--jobs", "2", "--no-progress", "--out", str(tmp_path / "run"),
+    ))  # fmt: skip
+    wait_until((tmp_path / "run" / "scratch" / "args.json").exists, process)  # training began
     time.sleep(3)  # the workers are searching
-    os.killpg(process.pid, signal.SIGINT)
-    _, err = process.communicate(timeout=60)
+    _, err, _ = ctrl_c(process)
     assert process.returncode == 130, err
     assert "stopped; no" in err and "Traceback" not in err, err
+
+
+WORKER_MAP_SCRIPT = """
+import signal, sys
+from cardarena.agents.rows_parallel import worker_map
+
+def square(n):
+    return n * n
+
+if __name__ == "__main__":
+    # this caller notes Ctrl-C and carries on, so nothing stops its workers for it
+    signal.signal(signal.SIGINT, lambda *_: print("interrupted", file=sys.stderr, flush=True))
+    print(list(worker_map(square, range(6), 2)))
+"""
+
+
+def test_a_ctrl_c_while_workers_start_reaches_the_caller_alone(tmp_path):
+    """Ctrl-C while the workers still import (before one could ignore SIGINT): it waits,
+    blocked, until the worker ignores it, so no worker prints a traceback or dies of it; the
+    caller decides (here it goes on, and every result comes)."""
+    from foreground import ctrl_c, start, wait_until, workers
+
+    script = tmp_path / "squares.py"
+    script.write_text(WORKER_MAP_SCRIPT)
+    process = start([sys.executable, str(script)])
+    wait_until(lambda: bool(workers(process.pid)), process)
+    out, err, _ = ctrl_c(process)
+    assert process.returncode == 0, err
+    assert out == "[0, 1, 4, 9, 16, 25]\n"
+    assert err == "interrupted\n", err
+
+
+def test_worker_map_keeps_the_order_and_the_type_of_a_worker_s_error():
+    """Results come in the order of the items; a worker's ``CardArenaError`` is one in the
+    caller too (the command line says it in one line), with the worker's traceback as cause."""
+    import functools
+
+    from cardarena.agents.rows_parallel import worker_map
+    from cardarena.envs.core.validation import check_int
+
+    check = functools.partial(check_int, key="n", low=1)
+    assert list(worker_map(check, [3, 1, 2, 5, 4], 2, None)) == [3, 1, 2, 5, 4]
+    with pytest.raises(InvalidConfigError, match="n must be >= 1") as raised:
+        list(worker_map(check, [3, 0, 2], 2, None))
+    assert "in worker" in str(raised.value.__cause__)
+
+
+def test_a_ctrl_c_while_workers_start_is_raised_once_they_have():
+    """Ctrl-C taken by another thread (BLAS's, tqdm's) is raised by Python in the main thread
+    whatever its signal mask: held back while the workers start, it is raised after, once, so
+    no worker is left half started."""
+    import signal
+    import threading
+
+    from cardarena.agents.rows_parallel import _holding_sigint
+
+    other = threading.Event()
+    thread = threading.Thread(target=other.wait)  # made before the block: SIGINT unblocked
+    thread.start()
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # xdist may ignore it
+    reached = False
+    try:
+        with pytest.raises(KeyboardInterrupt), _holding_sigint():
+            signal.pthread_kill(thread.ident, signal.SIGINT)
+            time.sleep(0.2)  # Python would raise it here, in the main thread
+            reached = True
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        other.set()
+        thread.join()
+    assert reached
