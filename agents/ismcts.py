@@ -39,13 +39,17 @@ determinizations per decision; ``c`` the UCB1 exploration constant, >= 0, 1.4 = 
 (``make_agent(spec, seed)``; tournaments and records reseed every game). It plays in the
 scalar harnesses (eval without ``--vector`` or ``--field``, play, serve, tournaments, the
 records) and row by row on the batched engine only where the caller passes ``state_of``
-(``agents.batched``). ``bench/ismcts_time.py`` measures the time per decision.
+(``agents.batched``). ``bench/ismcts_time.py`` measures the time per decision. A harness
+with a time budget sets ``should_stop`` (``agents.table.Table`` does for the web table): the
+search then ends early with the most visited action so far, so such a decision depends on
+timing too.
 """
 
 from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -60,6 +64,8 @@ from .specs import register_agent
 MAX_ITERATIONS = 100_000
 #: Largest exploration constant accepted (far past any useful value).
 MAX_EXPLORATION = 100.0
+#: Rollout moves between two polls of ``should_stop`` (a long game's rollout takes seconds).
+STOP_POLL_STEPS = 256
 #: What a tree node is (module docstring).
 NODE_KINDS = ("observations", "actions")
 
@@ -143,6 +149,10 @@ class ISMCTSAgent(BaseAgent):
         #: Root action -> visits of the last search (empty after a forced move): the
         #: agent's action distribution, for tests and analysis.
         self.root_visits: dict[int, int] = {}
+        #: Set by a harness with a budget (the web table): polled between iterations and
+        #: every ``STOP_POLL_STEPS`` moves of a rollout; once it returns True the search ends
+        #: and the most visited action so far is played (the lowest legal one if none was).
+        self.should_stop: Callable[[], bool] | None = None
 
     def start_game(self, seat: str, env_spec: EnvSpec) -> None:
         super().start_game(seat, env_spec)
@@ -212,7 +222,10 @@ class ISMCTSAgent(BaseAgent):
         draw = random.Random(int(rng.integers(2**63))).random
         c = self.c
         sqrt, log = math.sqrt, math.log
+        stop = self.should_stop
         for _ in range(self.iterations):
+            if stop is not None and stop():
+                break
             state = sample_infostate(base, seat, rng)
             node: _Node | None = root
             path = [root]
@@ -247,9 +260,13 @@ class ISMCTSAgent(BaseAgent):
                 path.append(edge)
                 # The next node: the edge's own subtree, or the next acting seat's view.
                 node = None if keyed else edge
+            rollout = 0
             while not (state.is_terminal() or state.is_truncated()):
                 moves = state.legal_action_mask().nonzero()[0]
                 state.apply_legal_action(int(moves[int(draw() * moves.size)]))
+                rollout += 1
+                if stop is not None and rollout % STOP_POLL_STEPS == 0 and stop():
+                    return root  # this iteration is dropped unscored
             returns = state.returns()
             for visited in path:
                 visited.visits += 1

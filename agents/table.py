@@ -10,7 +10,11 @@ asked; ``core.events``) and ``legal_actions()``. The rules state is never handed
 
 from __future__ import annotations
 
+import math
 import secrets
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +24,7 @@ from cardarena.envs import make_raw
 from cardarena.envs.core import InvalidConfigError, check_seed
 from cardarena.envs.core.events import Event
 
-from .base import EnvSpec, choose, start_game
+from .base import EnvSpec, choose, needs_state, start_game
 from .specs import make_agent
 
 #: The largest seed a fresh deal draws (printed so the game can be dealt again).
@@ -48,8 +52,10 @@ class Table:
     when None; ``seed`` tells which).
 
     Agent seeds derive from the deal's seed, so the same seed and the same moves replay the
-    same game. A ``vs`` that cannot play this config (a pretrained agent for another table
-    size or variant) is refused here with the agent's own message.
+    same game, unless ``think_seconds`` cut a search agent's decision short (the web table's
+    budget; ``actions`` still replay it exactly). A ``vs`` that cannot play this config (a
+    pretrained agent for another table size or variant) is refused here with the agent's own
+    message. ``stop`` ends the agents' first turns early, as in ``advance``.
     """
 
     def __init__(
@@ -59,8 +65,12 @@ class Table:
         seat: str | None = None,
         seed: int | None = None,
         config: dict[str, Any] | None = None,
+        think_seconds: float | None = None,
+        stop: threading.Event | None = None,
     ) -> None:
         self.config = dict(config or {})
+        #: Most seconds a search agent may think about one decision (None: no limit).
+        self.think_seconds = think_seconds
         self.env = make_raw(env_name, render_mode="ansi", **self.config)
         self.env_name = env_name
         self.seats = list(self.env.possible_agents)
@@ -84,7 +94,7 @@ class Table:
         #: Every action of the game in order (``play --record`` replays them).
         self.actions: list[int] = []
         self._told = 0  # how far into the state's event log the person has read
-        self.advance()
+        self.advance(stop)
 
     # --- the game ---------------------------------------------------------------------------
     @property
@@ -98,17 +108,38 @@ class Table:
         """Whether the person must choose now."""
         return not self.is_over() and self.env.agent_selection == self.human
 
-    def advance(self) -> None:
-        """Play the agents' turns until the person is to act or the game is over."""
-        while not self.is_over() and self.env.agent_selection != self.human:
+    def owes_moves(self) -> bool:
+        """Whether agents are to move before the person can (an ``advance`` was stopped)."""
+        return not self.is_over() and self.env.agent_selection != self.human
+
+    def advance(self, stop: threading.Event | None = None) -> None:
+        """Play the agents' turns until the person is to act or the game is over, or until
+        ``stop`` is set (checked between decisions and, through ``should_stop``, inside a
+        search agent's; a later ``advance`` goes on from there)."""
+        while self.owes_moves() and not (stop is not None and stop.is_set()):
             agent = self.env.agent_selection
-            action = int(choose(self.opponents[agent], self.env.observe(agent), self.env, agent))
+            opponent = self.opponents[agent]
+            if needs_state(opponent):
+                opponent.should_stop = self._budget(stop)  # type: ignore[attr-defined]
+            action = int(choose(opponent, self.env.observe(agent), self.env, agent))
+            if stop is not None and stop.is_set():
+                return  # a decision cut short by the client leaving is not played
             self.env.step(action)  # checked: an agent's illegal action raises here
             self.actions.append(action)
 
-    def act(self, action: int) -> None:
+    def _budget(self, stop: threading.Event | None) -> Callable[[], bool] | None:
+        """When a search must end: ``think_seconds`` from now, or once ``stop`` is set."""
+        if self.think_seconds is None and stop is None:
+            return None
+        deadline = time.monotonic() + (self.think_seconds or math.inf)
+        if stop is None:
+            return lambda: time.monotonic() > deadline
+        return lambda: stop.is_set() or time.monotonic() > deadline
+
+    def act(self, action: int, stop: threading.Event | None = None) -> None:
         """The person plays ``action``; ``IllegalActionError`` (naming the legal ones) if it is
-        not legal or it is not their turn, and nothing changes then."""
+        not legal or it is not their turn, and nothing changes then. The agents answer as in
+        ``advance(stop)``."""
         from cardarena.envs.core import IllegalActionError
 
         if not self.to_act():
@@ -117,7 +148,7 @@ class Table:
             )
         self.env.step(action)
         self.actions.append(int(action))
-        self.advance()
+        self.advance(stop)
 
     # --- what the person sees ---------------------------------------------------------------
     def legal_actions(self) -> list[tuple[int, str]]:
