@@ -4,7 +4,8 @@ tournament, replay a recorded game, measure speed.
     cardarena list
     cardarena play ENV --vs AGENT [--seat SEAT] [--seed S] [--record FILE] [--config K=V ...]
     cardarena rules ENV [--short]
-    cardarena serve [--host 127.0.0.1] [--port 8000] [--vs AGENT]
+    cardarena serve [--host 127.0.0.1] [--port 8000] [--vs AGENT] [--allowed-host NAME]
+        [--deck NAME=PATH] [--workers N] [--think-seconds S]
     cardarena eval ENV AGENT AGENT ... [--games N] [--jobs J] [--out DIR] [--seed S] [--vector]
     cardarena eval ENV AGENT ... --field SPEC [--games N] [--out DIR] [--seed S]
     cardarena replay FILE [--game K] [--step]
@@ -54,6 +55,8 @@ from .cli_args import (
     MIN_STEP,
     PORT,
     SEED,
+    THINK_SECONDS,
+    WORKERS,
     CurvesArgs,
     EvalArgs,
     ExploitArgs,
@@ -287,6 +290,8 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
 
     _check_number("--port", PORT, args.port)
     _check_number("--max-games", MAX_GAMES, args.max_games)
+    _check_number("--workers", WORKERS, args.workers)
+    _check_number("--think-seconds", THINK_SECONDS, args.think_seconds)
     for name in sorted(ENVS):  # the spec must at least exist; fitting a config is per game
         seat = make_raw(name).possible_agents[0]
         try:
@@ -295,13 +300,23 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
             if parse_spec(args.vs)[0] not in AGENT_SPECS:
                 raise
     try:
-        from cardarena.web.app import run_server
+        from cardarena.web.server import run_server
     except ImportError as error:
         raise InvalidConfigError(
             f"cardarena serve needs the 'web' extra ({printable(error, 80)}): "
             "pip install -e '.[web]' in a clone, or pip install 'cardarena[web]'"
         ) from None
-    run_server(args.host, args.port, args.vs, args.max_games, float(args.idle_minutes) * 60)
+    run_server(
+        args.host,
+        args.port,
+        args.vs,
+        args.max_games,
+        float(args.idle_minutes) * 60,
+        allowed=args.allowed_host or (),
+        workers=args.workers,
+        think_seconds=float(args.think_seconds),
+        decks=args.deck or (),
+    )
     return 0
 
 

@@ -18,9 +18,11 @@ GAMES = Number(int, 1, 1_000_000)
 JOBS = Number(int, 1, 256)
 GAME_INDEX = Number(int, 0, 10**9)
 MIN_STEP = Number(int, 0, 10**15)
-PORT = Number(int, 1, 65535)
+PORT = Number(int, 0, 65535)
 MAX_GAMES = Number(int, 1, 100_000)
 IDLE_MINUTES = Number(float, 0.1, 10_080)
+WORKERS = Number(int, 1, 64)
+THINK_SECONDS = Number(float, 0.01, 3600)
 STEPS = Number(int, 1, 10**12)
 TRAIN_SEED = Number(int, 0, 2**32 - 1)
 EVALS = Number(int, 1, 1000)
@@ -68,13 +70,23 @@ class ServeArgs:
     host: str = "127.0.0.1"
     """Address to listen on (the default serves this machine only)."""
     port: int = field(default=8000, metadata=meta(rule=PORT, metavar="P"))
-    """Port to listen on."""
+    """Port to listen on (0: a free one, printed)."""
     vs: str = "heuristic"
     """Default agent spec for every other seat (a page may ask for another)."""
     max_games: int = field(default=200, metadata=meta(rule=MAX_GAMES, metavar="N"))
     """Games kept at once; the longest idle one makes room for a new one."""
     idle_minutes: float = field(default=30.0, metadata=meta(rule=IDLE_MINUTES, metavar="M"))
     """A game untouched this long is forgotten."""
+    allowed_host: list[str] | None = field(default=None, metadata=meta(metavar="NAME"))
+    """A host name the server answers to besides 127.0.0.1, localhost, [::1] and --host
+    (the name people type to reach it; any other Host header is refused)."""
+    deck: list[str] | None = field(default=None, metadata=meta(metavar="NAME=PATH"))
+    """Serve a deck or characters file (CSV or JSON) by name: read now, a page then asks for
+    it with config {"deck": "NAME"} (requests never name files)."""
+    workers: int = field(default=2, metadata=meta(rule=WORKERS, metavar="N"))
+    """Threads for the opponents' turns; more requests wait for one."""
+    think_seconds: float = field(default=1.0, metadata=meta(rule=THINK_SECONDS, metavar="S"))
+    """Most seconds a search opponent (ismcts) thinks about one move."""
 
 
 @dataclass
@@ -225,7 +237,9 @@ __all__ = [
     "PORT",
     "SEED",
     "STEPS",
+    "THINK_SECONDS",
     "TRAIN_SEED",
+    "WORKERS",
     "CurvesArgs",
     "EvalArgs",
     "ExploitArgs",

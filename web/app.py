@@ -1,30 +1,37 @@
 """The web table: a Starlette app serving one page and the JSON API it plays through
-(documented in docs/web_api.md), and ``run_server`` behind ``cardarena serve``.
+(documented in docs/web_api.md; its OpenAPI schema, ``openapi.py``, is served at
+``/api/openapi.json``).
 
 A person's game is an ``agents.table.Table`` held in a ``GameStore``; every response is built
 from that table's seat-limited views (``table_view``, ``table_svg`` of that view, the event
-lines that seat saw, its legal actions), never from the rules state. The agents' turns are
-played inside the request that made them due, in a worker thread.
+lines that seat saw, its legal actions), never from the rules state.
+
+What a request can make the server do is bounded (docs/web_api.md, "What the server
+promises"): only this server's own host names and page may use it (``guard``); it never reads
+a file a request names (``configs``: a table comes inline or by a name the operator served;
+an agent loaded from a path only as the server's own ``--vs``); the agents' turns run in a
+bounded pool off the event loop, each decision of a search agent within ``think_seconds``, and
+stop when the client leaves (``work``); a body is bounded in size and in time.
 
 Whatever a request holds, the answer is JSON: a 4xx ``{"error": "..."}`` naming the problem
-(bad JSON, a body over ``MAX_BODY_BYTES``, unknown env or game, an illegal action, a wrong
-type, a bad config, an agent spec that does not fit the table), a 503 when the store is full
-of games in play, and a 500 ``{"error": "internal error"}`` without a traceback for a bug.
-A browser may name any registered agent (``heuristic``, ``random``, ``pretrained`` ...) with
-options; an agent loaded from a path (a ``.zip``, a checkpoint folder, ``path=``) only as the
-server's own ``--vs``, so a request can never make the server read a file it names.
+(bad JSON or a duplicate key, a body over ``MAX_BODY_BYTES`` or slower than ``BODY_SECONDS``,
+unknown env or game, an illegal action, a wrong type, a bad config, a file name in a config,
+an agent spec that does not fit the table, another host or origin), a 503 when the store is
+full of games in play, and a 500 ``{"error": "internal error"}`` without a traceback for a
+bug. Each refusal is one log line on ``cardarena.web``.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import socket
-from collections.abc import Awaitable, Callable
+import threading
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import anyio
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -38,18 +45,21 @@ from cardarena.agents.table import Table
 from cardarena.envs import ENVS, make_raw
 from cardarena.envs.core import CardArenaError, IllegalActionError, InvalidConfigError
 from cardarena.envs.core.aec import config_keys
-from cardarena.envs.core.untrusted import decode_utf8, parse_json, show
+from cardarena.envs.core.untrusted import decode_utf8, parse_json, printable, show
 
+from .configs import ServedTable, resolve_config, shown_config
+from .guard import LOOPBACK_HOSTS, CatchAll, OwnOriginOnly, SecurityHeaders
+from .openapi import openapi_schema
+from .replays import FIELDS as REPLAY_FIELDS
+from .replays import MAX_RECORD_BYTES, replay_answer, replay_ask
 from .sessions import (
     DEFAULT_IDLE_SECONDS,
     DEFAULT_MAX_GAMES,
-    MAX_RECORD_BYTES,
     GameStore,
     StoreFull,
     UnknownGame,
-    load_records,
-    replay_steps,
 )
+from .work import DEFAULT_THINK_SECONDS, DEFAULT_WORKERS, Workers
 
 #: Largest request body of the game endpoints (a custom Cardline deck fits many times).
 MAX_BODY_BYTES = 64 * 1024
@@ -57,6 +67,8 @@ MAX_BODY_BYTES = 64 * 1024
 MAX_REPLAY_BODY_BYTES = 2 * MAX_RECORD_BYTES
 #: Longest agent spec a request may name.
 MAX_SPEC_CHARS = 200
+#: Seconds a request body may take to arrive once its head has (a slow sender is cut off).
+BODY_SECONDS = 30.0
 
 STATIC = Path(__file__).resolve().parent / "static"
 log = logging.getLogger("cardarena.web")
@@ -79,7 +91,8 @@ class ApiError(Exception):
 
 async def read_body(request: Request, limit: int) -> bytes:
     """The request body, refused with 413 once it is over ``limit`` bytes (before it is all
-    read, whatever the Content-Length says)."""
+    read, whatever the Content-Length says) and with 408 when it takes over ``BODY_SECONDS``
+    to arrive."""
     length = request.headers.get("content-length")
     if length is not None:
         if not length.isdigit():
@@ -87,10 +100,16 @@ async def read_body(request: Request, limit: int) -> bytes:
         if int(length) > limit:
             raise ApiError(413, f"the request body is {int(length):,} bytes; at most {limit:,}")
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise ApiError(413, f"the request body is over {limit:,} bytes")
+    try:
+        with anyio.fail_after(BODY_SECONDS):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > limit:
+                    raise ApiError(413, f"the request body is over {limit:,} bytes")
+    except TimeoutError:
+        raise ApiError(
+            408, f"the request body did not arrive within {BODY_SECONDS:g} s; send it at once"
+        ) from None
     return bytes(body)
 
 
@@ -157,9 +176,12 @@ def check_vs(spec: Any, server_vs: str) -> str:
 # --- what the API sends ---------------------------------------------------------------------
 
 
-def game_response(game_id: str, table: Table, new_events: list[str]) -> dict[str, Any]:
+def game_response(
+    game_id: str, table: Table, new_events: list[str], config: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """Everything the page shows, all of it limited to the person's seat: the view, its
-    picture, the event lines they saw, their legal actions, and the result once over."""
+    picture, the event lines they saw, their legal actions, and the result once over
+    (``config``: the config as the request gave it, the table's own by default)."""
     legal = table.legal_actions()
     view = table.view()
     over = table.is_over()
@@ -168,7 +190,7 @@ def game_response(game_id: str, table: Table, new_events: list[str]) -> dict[str
         "id": game_id,
         "env": table.env_name,
         "seed": table.seed,
-        "config": table.config,
+        "config": table.config if config is None else dict(config),
         "vs": table.vs,
         "seat": table.human,
         "seats": table.seats,
@@ -240,12 +262,24 @@ def create_app(
     max_games: int = DEFAULT_MAX_GAMES,
     idle_seconds: float = DEFAULT_IDLE_SECONDS,
     store: GameStore | None = None,
+    *,
+    hosts: Iterable[str] = LOOPBACK_HOSTS,
+    workers: int = DEFAULT_WORKERS,
+    think_seconds: float = DEFAULT_THINK_SECONDS,
+    served: Mapping[str, ServedTable] | None = None,
 ) -> Starlette:
     """The web table's app: games against ``vs`` by default (any spec ``make_agent`` takes),
     at most ``max_games`` live, each expiring after ``idle_seconds`` idle (``store`` replaces
-    the store, e.g. one with a fake clock in tests)."""
+    the store, e.g. one with a fake clock in tests). It answers to the host names ``hosts``;
+    the agents' turns run on ``workers`` threads, a search agent's decision within
+    ``think_seconds``; ``served`` are the tables requests may name (``--deck``)."""
     make_agent(vs)  # an unknown --vs fails now, not at the first game
     games = store if store is not None else GameStore(max_games, idle_seconds)
+    pool = Workers(workers, think_seconds)
+    tables = dict(served or {})
+
+    def answer(game_id: str, table: Table) -> dict[str, Any]:
+        return game_response(game_id, table, table.story(), shown_config(table.config, tables))
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", media_type="text/html")
@@ -254,6 +288,11 @@ def create_app(
         infos = await run_in_threadpool(lambda: [env_info(name) for name in sorted(ENVS)])
         agents = [{"name": k, "doc": v.doc} for k, v in sorted(AGENT_SPECS.items())]
         return JSONResponse({"envs": infos, "vs": vs, "agents": agents})
+
+    schema = openapi_schema()
+
+    async def openapi(request: Request) -> Response:
+        return JSONResponse(schema)
 
     async def create_game(request: Request) -> Response:
         data = await read_json(request)
@@ -269,11 +308,15 @@ def create_app(
             raise ApiError(400, f"field 'config' must be a JSON object, got {show(config)}")
         if "render_mode" in config:
             raise ApiError(400, "config key 'render_mode' is the server's to choose")
+        try:
+            config = resolve_config(env, config, tables)
+        except InvalidConfigError as error:
+            raise ApiError(400, f"cannot start {env}: {error}") from None
         seat = data.get("seat")
         if seat is not None and not (isinstance(seat, str) or _is_int(seat)):
             raise ApiError(400, f"field 'seat' must be a seat name or index, got {show(seat)}")
 
-        def build() -> dict[str, Any]:
+        def build(gone: threading.Event) -> dict[str, Any]:
             name = seat
             try:
                 if isinstance(seat, int):
@@ -281,23 +324,31 @@ def create_app(
                     if not 0 <= seat < len(seats):
                         raise ApiError(400, f"seat {seat} is not one of 0..{len(seats) - 1}")
                     name = seats[seat]
-                table = Table(env, spec, seat=name, seed=seed, config=config)
+                table = Table(env, spec, name, seed, config, think_seconds, stop=gone)
             except _BUILD_ERRORS as error:
                 raise ApiError(400, f"cannot start {env}: {error}") from None
             game_id = games.add(table)
             with games.use(game_id) as held:
-                return game_response(game_id, held, held.story())
+                return answer(game_id, held)
 
-        return JSONResponse(await run_in_threadpool(build))
+        return JSONResponse(await pool.run(request, build))
 
     async def show_game(request: Request) -> Response:
         game_id = request.path_params["game_id"]
 
-        def look() -> dict[str, Any]:
+        def look() -> dict[str, Any] | None:
             with games.use(game_id) as table:
-                return game_response(game_id, table, table.story())
+                return None if table.owes_moves() else answer(game_id, table)
 
-        return JSONResponse(await run_in_threadpool(look))
+        def catch_up(gone: threading.Event) -> dict[str, Any]:
+            with games.use(game_id) as table:
+                table.advance(gone)
+                return answer(game_id, table)
+
+        found = await run_in_threadpool(look)  # cheap: no agent moves
+        if found is None:  # the agents' turns were stopped when an earlier client left
+            found = await pool.run(request, catch_up)
+        return JSONResponse(found)
 
     async def act(request: Request) -> Response:
         game_id = request.path_params["game_id"]
@@ -307,26 +358,29 @@ def create_app(
         if not _is_int(action):
             raise ApiError(400, f"field 'action' must be an integer, got {show(action)}")
 
-        def play() -> dict[str, Any]:
+        def play(gone: threading.Event) -> dict[str, Any]:
             with games.use(game_id) as table:
-                if not table.to_act():
-                    reason = "the game is over" if table.is_over() else "it is not your turn"
-                    raise ApiError(409, f"{reason}; no action is taken")
-                legal = dict(table.legal_actions())
-                if action not in legal:
-                    shown = ", ".join(f"{a} ({n})" for a, n in list(legal.items())[:20])
-                    raise ApiError(400, f"action {action} is not legal now; legal: {shown}")
                 try:
-                    table.act(action)
+                    table.advance(gone)  # turns an earlier, departed client left undone
+                    if not table.to_act():
+                        reason = "the game is over" if table.is_over() else "it is not your turn"
+                        raise ApiError(409, f"{reason}; no action is taken")
+                    legal = dict(table.legal_actions())
+                    if action not in legal:
+                        shown = ", ".join(f"{a} ({n})" for a, n in list(legal.items())[:20])
+                        raise ApiError(400, f"action {action} is not legal now; legal: {shown}")
+                    table.act(action, gone)
+                except ApiError:
+                    raise
                 except Exception as error:  # the person's move was legal: an agent failed
                     games.drop(game_id)
-                    log.exception("agent %s failed in game %s", table.vs, game_id)
+                    log.error("agent %s failed in game %s", table.vs, game_id, exc_info=error)
                     raise ApiError(
                         500, f"the opponent agent {table.vs!r} failed ({error}); the game is closed"
                     ) from None
-                return game_response(game_id, table, table.story())
+                return answer(game_id, table)
 
-        return JSONResponse(await run_in_threadpool(play))
+        return JSONResponse(await pool.run(request, play))
 
     async def rules(request: Request) -> Response:
         env = _env_name(request.path_params["env"], 404)
@@ -347,82 +401,70 @@ def create_app(
             raise ApiError(404, f"no rules for {env}: {error}") from None
 
     async def replays(request: Request) -> Response:
+        # The record comes whole with every request (the page keeps it and asks page by
+        # page); replay_answer checks all of it and renders one page (docs/web_api.md).
         options: dict[str, Any] = dict(request.query_params)
         if request.headers.get("content-type", "").startswith("application/json"):
             data = await read_json(request, MAX_REPLAY_BODY_BYTES)
-            _fields(data, ("record", "game", "any_version"))
+            _fields(data, REPLAY_FIELDS)
             record = data.get("record")
             if not isinstance(record, str):
                 raise ApiError(400, f"field 'record' must be the record text, got {show(record)}")
             body = record.encode("utf-8", "surrogatepass")
             options = data
         else:
+            _fields(options, tuple(name for name in REPLAY_FIELDS if name != "record"))
             body = await read_body(request, MAX_RECORD_BYTES)
-        index = options.get("game", 0)
-        if isinstance(index, str) and index.isdigit() and len(index) < 10:
-            index = int(index)
-        if not _is_int(index) or index < 0:
-            raise ApiError(400, f"'game' must be a non-negative integer, got {show(index)}")
-        any_version = options.get("any_version", False) in (True, "1", "true")
+        try:
+            ask = replay_ask(options)
+        except InvalidConfigError as error:
+            raise ApiError(400, str(error)) from None
 
-        def step_through() -> dict[str, Any]:
+        def step_through(gone: threading.Event) -> dict[str, Any]:
             try:
-                found = load_records(body)
-                if index >= len(found):
-                    raise ApiError(400, f"game {index} asked for; the text holds {len(found)}")
-                steps = replay_steps(found[index], check_version=not any_version)
+                return replay_answer(body, ask, tables)  # a record names no file either
             except CardArenaError as error:  # InvalidConfigError, ReplayError
                 raise ApiError(400, str(error)) from None
-            summary = [
-                {
-                    "game": number,
-                    "env": r.env,
-                    "seed": r.seed,
-                    "lineup": r.lineup,
-                    "outcome": r.outcome,
-                    "steps": r.steps,
-                }
-                for number, r in enumerate(found)
-            ]
-            return {"games": summary, "game": index, **steps}
 
-        return JSONResponse(await run_in_threadpool(step_through))
+        # Checking a long record takes seconds of CPU: it waits for a worker like a search.
+        return JSONResponse(await pool.run(request, step_through))
+
+    def refused(request: Request, status: int, message: str) -> Response:
+        log.info("%d %s %s: %s", status, request.method, request.url.path, printable(message))
+        # A body cut off unread leaves the connection mid-request: it cannot carry another.
+        headers = {"connection": "close"} if status in (408, 413) else None
+        return JSONResponse({"error": message}, status_code=status, headers=headers)
 
     async def api_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
-        return JSONResponse({"error": exc.message}, status_code=exc.status)
+        return refused(request, exc.status, exc.message)
 
     async def known_error(request: Request, exc: Exception) -> Response:
         if isinstance(exc, UnknownGame):
-            return JSONResponse({"error": str(exc)}, status_code=404)
+            return refused(request, 404, str(exc))
         if isinstance(exc, StoreFull):
-            return JSONResponse({"error": str(exc)}, status_code=503)
+            return refused(request, 503, str(exc))
         status = 400 if isinstance(exc, (InvalidConfigError, IllegalActionError)) else 500
-        return JSONResponse({"error": str(exc)}, status_code=status)
+        return refused(request, status, str(exc))
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         message = {404: "no such page", 405: "method not allowed"}.get(exc.status_code)
-        return JSONResponse(
-            {"error": f"{message or exc.detail}: {request.method} {request.url.path}"},
-            status_code=exc.status_code,
-            headers=exc.headers,
-        )
-
-    async def internal_error(request: Request, exc: Exception) -> Response:
-        log.error("internal error on %s %s", request.method, request.url.path, exc_info=exc)
-        return JSONResponse({"error": "internal error"}, status_code=500)
+        where = f"{request.method} {request.url.path}"
+        response = refused(request, exc.status_code, f"{message or exc.detail}: {where}")
+        response.headers.update(exc.headers or {})
+        return response
 
     handlers: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
         ApiError: api_error,
         CardArenaError: known_error,
         HTTPException: http_error,
-        Exception: internal_error,
     }
     app = Starlette(
         routes=[
             Route("/", index),
             Route("/api/envs", list_envs),
+            Route("/api/openapi.json", openapi),
             Route("/api/games", create_game, methods=["POST"]),
             Route("/api/games/{game_id}", show_game),
             Route("/api/games/{game_id}/act", act, methods=["POST"]),
@@ -433,75 +475,21 @@ def create_app(
         exception_handlers=handlers,
     )
     app.state.games = games
+    app.state.workers = pool
     app.state.vs = vs
-    app.add_middleware(_SecurityHeaders)
+    # Added innermost first: a request meets the host and origin check, then the headers,
+    # then the catch-all, then the routes.
+    app.add_middleware(CatchAll)
+    app.add_middleware(SecurityHeaders)
+    app.add_middleware(OwnOriginOnly, hosts=list(hosts))
     return app
 
 
-class _SecurityHeaders:
-    """Headers on every answer: nothing from elsewhere runs in the page (the SVG is the
-    server's own, and every text in it is escaped, but a policy costs nothing), API answers
-    are never cached, no page may frame this one."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        api = scope["path"].startswith("/api/")
-
-        async def send_with_headers(message: Any) -> None:
-            if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                headers += [
-                    (b"x-content-type-options", b"nosniff"),
-                    (b"referrer-policy", b"no-referrer"),
-                    (
-                        b"content-security-policy",
-                        b"default-src 'self'; img-src 'self' data:; style-src 'self' "
-                        b"'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; "
-                        b"form-action 'none'",
-                    ),
-                ]
-                if api:
-                    headers.append((b"cache-control", b"no-store"))
-                message = {**message, "headers": headers}
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers)
-
-
-def run_server(
-    host: str = "127.0.0.1",
-    port: int = 8000,
-    vs: str = "heuristic",
-    max_games: int = DEFAULT_MAX_GAMES,
-    idle_seconds: float = DEFAULT_IDLE_SECONDS,
-) -> None:
-    """Serve the web table on ``host:port`` until interrupted, printing its address first
-    (``port`` 0 picks a free one)."""
-    try:
-        import uvicorn
-    except ImportError:
-        raise InvalidConfigError(
-            "cardarena serve needs the web extra: pip install 'cardarena[web]'"
-        ) from None
-    app = create_app(vs, max_games, idle_seconds)
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as error:
-        sock.close()
-        raise InvalidConfigError(f"cannot listen on {host}:{port}: {error.strerror}") from None
-    bound = sock.getsockname()[1]
-    shown = f"[{host}]" if family == socket.AF_INET6 else host
-    print(f"cardarena web table on http://{shown}:{bound}/ (opponents: {vs}; Ctrl-C stops it)")
-    config = uvicorn.Config(app, log_level="warning", access_log=False)
-    uvicorn.Server(config).run(sockets=[sock])
-
-
-__all__ = ["MAX_BODY_BYTES", "MAX_REPLAY_BODY_BYTES", "ApiError", "create_app", "run_server"]
+__all__ = [
+    "BODY_SECONDS",
+    "MAX_BODY_BYTES",
+    "MAX_REPLAY_BODY_BYTES",
+    "ApiError",
+    "create_app",
+    "game_response",
+]

@@ -1,4 +1,4 @@
-"""The games a web server holds, and the recorded games it replays, at a bounded cost.
+"""The games a web server holds, at a bounded cost.
 
 ``GameStore`` keeps at most ``max_games`` live ``Table``s under unguessable ids
 (``secrets.token_urlsafe``). A game nobody has touched for ``idle_seconds`` expires. When the
@@ -12,16 +12,12 @@ rate limit. Memory is ``max_games`` games, each bounded by its env's turn cap.
 One lock guards the store; each game has its own lock too, so two requests for one game run
 one after the other while other games go on.
 
-``load_records`` and ``replay_steps`` read a recorded game (``cardarena play --record``,
-``cardarena eval --out``) sent by a browser: the text is refused over ``max_bytes`` before it is
-parsed, every line goes through ``MatchRecord.from_json`` (the limits of
-``cardarena.envs.core.untrusted``), and the game is stepped through with
-``cardarena.training.replay.replay``, which checks every action against the rules.
+The recorded games the viewer replays are ``cardarena.web.replays``; nothing of them is held
+between requests.
 """
 
 from __future__ import annotations
 
-import re
 import secrets
 import threading
 import time
@@ -29,24 +25,13 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 from cardarena.agents.table import Table
-from cardarena.envs import make_raw
 from cardarena.envs.core import CardArenaError, InvalidConfigError
-from cardarena.envs.core.untrusted import decode_utf8
-from cardarena.training.records import MatchRecord
-from cardarena.training.replay import ReplayError, replay
 
 #: Defaults of ``cardarena serve``.
 DEFAULT_MAX_GAMES = 200
 DEFAULT_IDLE_SECONDS = 30 * 60
-#: Largest record text a browser may send (one ``play --record`` game is a few KiB).
-MAX_RECORD_BYTES = 4 * 1024 * 1024
-#: Most records one uploaded file may hold (each is listed for the viewer to pick).
-MAX_RECORDS = 1000
-
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 class UnknownGame(CardArenaError, KeyError):
@@ -161,125 +146,10 @@ class GameStore:
             self._games.pop(game_id, None)
 
 
-# --- recorded games -----------------------------------------------------------------------
-
-
-def load_records(data: bytes, max_bytes: int = MAX_RECORD_BYTES) -> list[MatchRecord]:
-    """The match records in ``data`` (a JSON-lines file's bytes), each checked; refused with
-    ``InvalidConfigError`` naming the line when one is bad, and before parsing when ``data``
-    is over ``max_bytes``."""
-    if len(data) > max_bytes:
-        raise InvalidConfigError(
-            f"the record is {len(data):,} bytes; at most {max_bytes:,} are read"
-        )
-    text = decode_utf8(data, "the record")
-    records: list[MatchRecord] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        if len(records) >= MAX_RECORDS:
-            raise InvalidConfigError(f"the file holds over {MAX_RECORDS} records; send fewer")
-        try:
-            records.append(MatchRecord.from_json(line))
-        except InvalidConfigError as error:
-            raise InvalidConfigError(f"line {number}: {error}") from None
-    if not records:
-        raise InvalidConfigError(
-            "no match record in the text (a record is one JSON line written by "
-            "`cardarena play --record FILE` or `cardarena eval --out DIR` (games.jsonl))"
-        )
-    return records
-
-
-def plain(text: object) -> str:
-    """A render without terminal colour codes."""
-    return _ANSI.sub("", str(text))
-
-
-def _describe(env: Any, event: Any) -> str:
-    """An event line for a replay: nobody is "you" (viewer -1), private events included."""
-    try:
-        return str(env.describe_event(event, -1))
-    except Exception:  # a game's describe may assume a real viewer; the generic line will do
-        from cardarena.envs.core.events import describe_generic
-
-        return describe_generic(event, tuple(env.possible_agents), -1)
-
-
-def replay_steps(record: MatchRecord, check_version: bool = True) -> dict[str, Any]:
-    """The whole of ``record``'s game for the viewer: the table before the first move, then per
-    step the acting seat, the action and its name, the table as text and the event lines.
-
-    ``replay`` checks the record and every action; a second env with the event log on steps
-    the same (already checked) actions for the lines. ``ReplayError`` if the record is not
-    the game it claims to be.
-    """
-    steps_iter = replay(record, check_version=check_version)  # checks version, config, seats
-    shadow = make_raw(record.env, **{**record.config, "render_mode": "ansi"})
-    shadow.record_events()
-    shadow.reset(seed=record.seed)
-    told = 0
-
-    def new_lines() -> list[str]:
-        nonlocal told
-        log = shadow.game_state.events or []
-        lines = [_describe(shadow, event) for event in log[told:]]
-        told = len(log)
-        return lines
-
-    start = {"text": plain(shadow.render()), "events": new_lines()}
-    steps = []
-    for step in steps_iter:
-        mask = shadow.legal_mask()
-        if step.action < len(mask) and mask[step.action]:
-            shadow.step(step.action)
-            events = new_lines()
-        else:
-            events = [f"{step.agent} tried an illegal action ({step.description}); the game ends"]
-        steps.append(
-            {
-                "seat": step.agent,
-                "action": step.action,
-                "name": step.description,
-                "text": plain(step.text),
-                "events": events,
-            }
-        )
-    return {
-        "env": record.env,
-        "seed": record.seed,
-        "config": record.config,
-        "lineup": record.lineup,
-        "outcome": record.outcome,
-        "returns": record.returns,
-        "ranks": record.ranks,
-        "result": _result_line(record),
-        "start": start,
-        "steps": steps,
-    }
-
-
-def _result_line(record: MatchRecord) -> str:
-    if record.outcome == "truncated":
-        return "the game reached its turn cap with no winner"
-    if record.outcome == "illegal_action":
-        return f"{record.offender} made an illegal move and lost"
-    best = [seat for seat, rank in record.ranks.items() if rank == 1]
-    if len(best) == len(record.ranks):
-        return "a draw"
-    return f"{' and '.join(best)} won"
-
-
 __all__ = [
     "DEFAULT_IDLE_SECONDS",
     "DEFAULT_MAX_GAMES",
-    "MAX_RECORDS",
-    "MAX_RECORD_BYTES",
     "GameStore",
-    "ReplayError",
     "StoreFull",
     "UnknownGame",
-    "load_records",
-    "plain",
-    "replay_steps",
 ]

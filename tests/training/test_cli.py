@@ -399,7 +399,7 @@ def interrupted(*args, **kwargs):
     [
         (["list"], "cardarena.training.cli.cmd_list", "stopped"),
         (["rules", "cardline_v0"], "cardarena.envs.rules_docs.rules_text", "stopped"),
-        (["serve"], "cardarena.web.app.run_server",
+        (["serve"], "cardarena.web.server.run_server",
          "stopped; the server is down and its games are gone"),
         (["play", "promise_war_v0", *TINY_PW], "cardarena.training.cli.ask_human",
          "stopped; the game was not finished"),

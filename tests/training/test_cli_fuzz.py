@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from cardarena.envs import ENVS
 from cardarena.training import bench, cli, exploit, tournament, tournament_vector
 from cardarena.training import train as train_module
-from cardarena.web import app as web_app
+from cardarena.web import server as web_server
+from cardarena.web.configs import read_served_tables
 
 PARSER = cli.build_parser()
 
@@ -153,8 +154,13 @@ def _stub(patch: pytest.MonkeyPatch, work: Path) -> None:
     patch.setattr(tournament_vector, "run_vector_tournament", lambda *a, **k: _Result())
     patch.setattr(bench, "run", bench.check_args)  # the checks, not the measuring
     patch.setattr(cli, "ask_human", _no_more_input)
-    patch.setattr(web_app, "run_server", lambda *args, **kwargs: None)  # serve: checks only
+    patch.setattr(web_server, "run_server", _serve_checks)
     patch.setattr(sys, "stdin", io.StringIO(""))
+
+
+def _serve_checks(*args: Any, decks: Any = (), **kwargs: Any) -> None:
+    """``serve``: the start-up checks (the served decks are read), not the serving."""
+    read_served_tables(decks)
 
 
 def _no_more_input(*args: Any, **kwargs: Any) -> int:

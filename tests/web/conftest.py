@@ -17,6 +17,10 @@ with warnings.catch_warnings():  # Starlette prefers another HTTP client now; ht
     from starlette.testclient import TestClient
 
 
+#: The address the TestClient's requests name in their Host header.
+LOCAL = "http://127.0.0.1"
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
@@ -47,7 +51,9 @@ def store(clock: FakeClock) -> GameStore:
 
 @pytest.fixture
 def client(store: GameStore) -> Iterator[TestClient]:
-    with TestClient(create_app(store=store), raise_server_exceptions=False) as test_client:
+    app = create_app(store=store)
+    # The server answers its own host names only (TestClient's default is "testserver").
+    with TestClient(app, raise_server_exceptions=False, base_url=LOCAL) as test_client:
         yield test_client
 
 

@@ -12,10 +12,9 @@ from web_helpers import FOUR, play_out
 
 from cardarena.agents.specs import AGENT_SPECS, register_agent
 from cardarena.envs import ENVS
-from cardarena.training.records import play_match
 from cardarena.web import app as web_app
 from cardarena.web.app import MAX_BODY_BYTES, create_app
-from cardarena.web.sessions import MAX_RECORD_BYTES, GameStore, StoreFull
+from cardarena.web.sessions import GameStore, StoreFull
 
 
 def ok(response):
@@ -250,61 +249,3 @@ def test_a_failing_agent_closes_its_game(client):
         refused(client.get(f"/api/games/{game['id']}"), 404, "unknown")
     finally:
         del AGENT_SPECS["broken"]
-
-
-# --- replays --------------------------------------------------------------------------------
-
-
-def record_of(env="ironman_war_v0", seed=3):
-    game = play_match(env, dict.fromkeys(ENVS[env].raw_env().possible_agents, "heuristic"), seed)
-    return game
-
-
-def test_replay_steps_through_a_record(client):
-    record = record_of()
-    data = ok(client.post("/api/replays", json={"record": record.to_json()}))
-    assert data["env"] == "ironman_war_v0" and data["seed"] == 3 and data["game"] == 0
-    assert len(data["steps"]) == record.steps and len(data["games"]) == 1
-    assert [step["action"] for step in data["steps"]] == record.actions
-    first = data["steps"][0]
-    assert first["seat"] == "iron_man" and first["name"] and first["text"]
-    assert "\x1b" not in first["text"] and data["start"]["text"]
-    assert any(step["events"] for step in data["steps"]) and data["result"]
-
-
-def test_replay_of_a_file_with_many_records_as_plain_text(client):
-    lines = "\n".join(record_of("promise_war_v0", seed).to_json() for seed in (1, 2, 3)) + "\n"
-    data = ok(client.post("/api/replays?game=2", content=lines.encode()))
-    assert data["game"] == 2 and data["seed"] == 3 and len(data["games"]) == 3
-    refused(client.post("/api/replays?game=3", content=lines.encode()), 400, "holds 3")
-
-
-def test_bad_records_are_400s(client):
-    record = json.loads(record_of().to_json())
-    refused(client.post("/api/replays", json={"record": "hello"}), 400, "line 1")
-    refused(client.post("/api/replays", json={"record": ""}), 400, "no match record")
-    refused(client.post("/api/replays", json={"record": 5}), 400, "field 'record'")
-    refused(client.post("/api/replays", json={"record": "{}", "game": -1}), 400, "'game'")
-    edited = dict(record, actions=record["actions"][:-1])
-    refused(client.post("/api/replays", json={"record": json.dumps(edited)}), 400, "edited")
-    record.pop("digest")
-    old = dict(record, version="0.0.1")
-    refused(client.post("/api/replays", json={"record": json.dumps(old)}), 400, "0.0.1")
-    ok(client.post("/api/replays", json={"record": json.dumps(old), "any_version": True}))
-    tampered = dict(record, actions=[*record["actions"][:-1], 999])
-    refused(client.post("/api/replays", json={"record": json.dumps(tampered)}), 400, "legal")
-    huge = b"x" * (MAX_RECORD_BYTES + 1)
-    refused(client.post("/api/replays", content=huge), 413, "at most")
-
-
-def test_replay_of_a_game_ended_by_an_illegal_move(client):
-    class Cheat:
-        def act(self, observation):
-            legal = np.flatnonzero(observation["action_mask"])
-            return int(next(a for a in range(len(observation["action_mask"])) if a not in legal))
-
-    record = play_match("promise_war_v0", {"player_0": "heuristic", "player_1": Cheat()}, 2)
-    assert record.outcome == "illegal_action"
-    data = ok(client.post("/api/replays", json={"record": record.to_json()}))
-    assert data["result"] == "player_1 made an illegal move and lost"
-    assert "illegal" in data["steps"][-1]["events"][0]

@@ -11,7 +11,9 @@ Playwright never downloads one. Without ``/usr/bin/chromium`` these tests skip, 
 from __future__ import annotations
 
 import io
+import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -165,5 +167,83 @@ def test_rules_and_replay_tabs(browser, live_server):
         assert page.inner_text("#replay-position") == f"step {record.steps} of {record.steps}"
         page.click("#replay-back")
         assert page.inner_text("#replay-text")
+    finally:
+        page.close()
+
+
+def test_the_replay_viewer_fetches_pages_as_it_steps(browser, live_server, tmp_path):
+    """A game longer than a page: the viewer shows the first page, fetches the next one when
+    the person steps past it (or jumps), and shows the right move and table at each step."""
+    from cardarena.envs import make_raw
+    from cardarena.training.records import play_match
+
+    config = {"victory_cards": 1_000_000, "max_rounds": 60}
+    record = play_match(
+        "ironman_war_v0", {"iron_man": "random", "war_machine": "random"}, 5, config
+    )
+    total = record.steps
+    assert total > 800, total
+    env = make_raw("ironman_war_v0", **config, render_mode="ansi")
+    env.reset(seed=record.seed)
+    expected: dict[int, tuple[str, str]] = {}  # step -> (move line, table text)
+    for step, action in enumerate(record.actions, start=1):
+        move = f"{env.agent_selection}: {env.game_state.action_to_string(action)}"
+        env.step(action)
+        if step in (199, 200, 201, 399, 400, 655, total):
+            expected[step] = (move, re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", env.render()))
+    asked: list[int] = []
+
+    def on_request(request: object) -> None:
+        if request.url.endswith("/api/replays"):  # type: ignore[attr-defined]
+            asked.append(json.loads(request.post_data)["from"])  # type: ignore[attr-defined]
+
+    page = browser.new_page(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("request", on_request)
+    page.set_default_timeout(15_000)  # a page of frames takes well under a second here
+
+    def at(step: int) -> None:
+        page.wait_for_selector(f"body[data-replay-step='{step}'][data-replay-loading='0']")
+        assert page.inner_text("#replay-position") == f"step {step} of {total}"
+        move, text = expected[step]
+        assert page.inner_text("#replay-move") == move
+        assert page.inner_text("#replay-text").strip() == text.strip()
+
+    try:
+        page.goto(live_server.url)
+        page.wait_for_selector("body[data-ready='1']")
+        page.click("#tab-replay")
+        page.fill("#record", record.to_json())
+        page.click("#load-replay")
+        page.wait_for_selector("body[data-replay-step='0']")
+        assert asked == [0] and page.inner_text("#replay-position") == f"step 0 of {total}"
+        page.fill("#replay-goto", "199")
+        page.press("#replay-goto", "Enter")
+        at(199)
+        page.click("#replay-forward")  # past the first page: frames 200.. come from the server
+        at(200)
+        assert 200 in asked
+        page.click("#replay-forward")
+        at(201)
+        page.fill("#replay-goto", "655")  # a jump to a page nobody asked for yet
+        page.press("#replay-goto", "Enter")
+        at(655)
+        assert 600 in asked
+        page.fill("#replay-goto", "400")
+        page.press("#replay-goto", "Enter")
+        at(400)
+        page.click("#replay-back")  # back across a page boundary
+        at(399)
+        page.click("#replay-last")
+        at(total)
+        assert total // 200 * 200 in asked
+        shot = page.screenshot(full_page=True)
+        colours, commonest = picture_check(shot)
+        assert colours >= 16 and commonest < 0.95, (colours, commonest)
+        folder = SCREENSHOTS if os.environ.get("CARDARENA_SCREENSHOTS") == "1" else tmp_path
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "replay.png").write_bytes(shot)
+        assert not errors, errors
     finally:
         page.close()

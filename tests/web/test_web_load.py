@@ -45,7 +45,7 @@ def test_fifty_concurrent_games_play_to_the_end(live_server):
 def test_run_server_prints_its_address_and_serves(tmp_path):
     """``run_server`` (behind ``cardarena serve``) on a free port, in a process of its own."""
     code = (
-        "from cardarena.web.app import run_server; "
+        "from cardarena.web.server import run_server; "
         "run_server('127.0.0.1', 0, 'random', max_games=5, idle_seconds=60)"
     )
     process = subprocess.Popen(

@@ -3,7 +3,6 @@ and a real uvicorn server on 127.0.0.1 in a thread."""
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from typing import Any
@@ -31,13 +30,12 @@ class LiveServer:
     def __init__(self, app: Any) -> None:
         import uvicorn
 
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.bind(("127.0.0.1", 0))
+        from cardarena.web.server import bind, uvicorn_config
+
+        sock = bind("127.0.0.1", 0)
         self.port = sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(
-            uvicorn.Config(app, log_level="warning", access_log=False, limit_concurrency=500)
-        )
+        self.server = uvicorn.Server(uvicorn_config(app))  # as cardarena serve runs it
         self.thread = threading.Thread(
             target=self.server.run, kwargs={"sockets": [sock]}, daemon=True
         )
@@ -51,3 +49,54 @@ class LiveServer:
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=10)
+
+
+class ServeProcess:
+    """``cardarena serve`` for real, in a process of its own on a free port: what a person
+    runs, with its printed lines and its log (stderr) kept for the test to read."""
+
+    def __init__(self, *args: str, timeout: float = 30) -> None:
+        import re
+        import subprocess
+        import sys
+
+        import httpx
+
+        command = [sys.executable, "-u", "-m", "cardarena.training.cli", "serve", "--port", "0"]
+        self.process = subprocess.Popen(
+            [*command, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        self.pid = self.process.pid
+        self.lines: list[str] = []
+        deadline = time.monotonic() + timeout
+        match = None
+        while match is None:
+            line = self.process.stdout.readline() if self.process.stdout else ""
+            if not line:
+                raise RuntimeError(f"serve stopped: {self.stop()}")
+            self.lines.append(line.rstrip("\n"))
+            match = re.search(r"http://(\S+?):(\d+)/", line)
+        self.port = int(match.group(2))
+        self.url = f"http://127.0.0.1:{self.port}"  # what a person on this machine opens
+        while True:  # the address is printed just before uvicorn starts answering
+            try:
+                httpx.get(self.url + "/api/envs", timeout=5)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    raise RuntimeError(f"serve does not answer: {self.stop()}") from None
+                time.sleep(0.05)
+
+    def stop(self) -> str:
+        """Stop the server (as Ctrl-C would) and return what it wrote on stderr."""
+        import signal
+        import subprocess
+
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return self.process.stderr.read() if self.process.stderr else ""

@@ -317,6 +317,14 @@ function onTableKey(event) {
 }
 
 // --- the replay viewer -------------------------------------------------------------------
+// The server sends one page of frames at a time (frame 0 is the deal, frame k the table after
+// move k) and keeps nothing between requests: the page holds the record text and sends it
+// again for each page it needs, keeping the last few pages it got (docs/web_api.md).
+const REPLAY_PAGE = 200; // frames asked for at a time (the server's default; at most 500)
+const REPLAY_KEEP = 8; // pages kept in the browser
+const REPLAY_AHEAD = 40; // fetch the next page this many frames before the end of one
+let replayLoads = 0;
+
 async function loadReplay(event) {
   event.preventDefault();
   let text = $("record").value;
@@ -327,43 +335,127 @@ async function loadReplay(event) {
     return;
   }
   setStatus("replay-status", "replaying ...", false);
+  const replay = {
+    load: ++replayLoads,
+    request: { record: text, game: Number($("replay-game").value || 0), any_version: $("any-version").checked },
+    pages: new Map(), // first frame -> frames, oldest first
+    pending: new Map(), // first frame -> the request in flight
+    total: 0,
+    fetches: 0,
+    timer: null,
+  };
+  let first;
   try {
-    const body = { record: text, game: Number($("replay-game").value || 0), any_version: $("any-version").checked };
-    page.replay = await api("POST", "/api/replays", body);
+    first = await replayFetch(replay, 0, true);
   } catch (error) {
+    if (replay.load !== replayLoads) return;
     $("replay-view").hidden = true;
     setStatus("replay-status", error.message, true);
     return;
   }
-  const replay = page.replay;
-  const count = replay.games.length;
-  setStatus("replay-status", count > 1 ? "game " + replay.game + " of the " + count + " in the text (0.." + (count - 1) + ")" : "", false);
-  const lineup = Object.entries(replay.lineup).map(([seat, spec]) => seat + ": " + spec).join(", ");
-  $("replay-summary").textContent = replay.env + ", seed " + replay.seed + " (" + lineup + "), " + replay.steps.length + " moves";
-  $("replay-result").textContent = replay.result;
-  $("replay-slider").max = String(replay.steps.length);
+  if (replay.load !== replayLoads) return; // another record was loaded meanwhile
+  page.replay = replay;
+  replay.total = first.total_steps;
+  const count = first.games.length;
+  setStatus("replay-status", count > 1 ? "game " + first.game + " of the " + count + " in the text (0.." + (count - 1) + ")" : "", false);
+  const lineup = Object.entries(first.lineup).map(([seat, spec]) => seat + ": " + spec).join(", ");
+  $("replay-summary").textContent = first.env + ", seed " + first.seed + " (" + lineup + "), " + replay.total + " moves";
+  $("replay-result").textContent = first.result;
+  $("replay-slider").max = String(replay.total);
+  $("replay-goto").max = String(replay.total);
   $("replay-view").hidden = false;
   showStep(0);
 }
 
-function showStep(position) {
+// One page of frames from `from` on; `loud` requests report their error to the caller.
+function replayFetch(replay, from, loud) {
+  if (replay.pending.has(from)) return replay.pending.get(from);
+  const body = Object.assign({}, replay.request, { from, count: REPLAY_PAGE });
+  const call = api("POST", "/api/replays", body)
+    .then((answer) => {
+      replay.fetches += 1;
+      document.body.dataset.replayFetches = String(replay.fetches);
+      replay.pages.delete(answer.from);
+      replay.pages.set(answer.from, answer.frames);
+      while (replay.pages.size > REPLAY_KEEP) replay.pages.delete(replay.pages.keys().next().value);
+      return answer;
+    })
+    .finally(() => replay.pending.delete(from));
+  replay.pending.set(from, call);
+  if (!loud) call.catch(() => {});
+  return call;
+}
+
+// The frame at `step` if a kept page holds it (and that page's first frame), else null.
+function replayFrame(replay, step) {
+  for (const [from, frames] of replay.pages) {
+    if (from <= step && step < from + frames.length) return { frame: frames[step - from], from, frames };
+  }
+  return null;
+}
+
+// Show frame `position` (clamped to 0..total). `by` is +1 or -1 when the person steps one
+// frame: then the neighbouring page is fetched ahead, before it is needed.
+function showStep(position, by = 0) {
   const replay = page.replay;
   if (!replay) return;
-  page.at = Math.max(0, Math.min(position, replay.steps.length));
-  const step = page.at === 0 ? null : replay.steps[page.at - 1];
-  $("replay-text").textContent = step ? step.text : replay.start.text;
-  $("replay-move").textContent = step ? step.seat + ": " + step.name : "The deal, before the first move.";
+  page.at = Math.max(0, Math.min(Number.isFinite(position) ? Math.trunc(position) : position > 0 ? replay.total : 0, replay.total));
+  $("replay-slider").value = String(page.at);
+  $("replay-back").disabled = $("replay-first").disabled = page.at === 0;
+  $("replay-forward").disabled = $("replay-last").disabled = page.at === replay.total;
+  $("replay-position").textContent = "step " + page.at + " of " + replay.total;
+  const found = replayFrame(replay, page.at);
+  clearTimeout(replay.timer);
+  if (found) {
+    drawFrame(found.frame);
+    if (by) prefetch(replay, found.from, found.frames.length, by);
+    return;
+  }
+  $("replay-move").textContent = "loading step " + page.at + " ...";
+  $("replay-view").classList.add("loading");
+  document.body.dataset.replayLoading = "1";
+  // The slider may be moving: ask only for where it stops.
+  replay.timer = setTimeout(() => fetchFor(replay, page.at), 120);
+}
+
+// Fetch the page that holds `step`: the one starting at a multiple of REPLAY_PAGE, or, when
+// the server cut that page short (long table texts), the one starting at `step` itself.
+function fetchFor(replay, step, from = Math.floor(step / REPLAY_PAGE) * REPLAY_PAGE) {
+  replayFetch(replay, from, true)
+    .then((answer) => {
+      if (page.replay !== replay) return;
+      if (answer.from + answer.frames.length <= step && from !== step) return fetchFor(replay, step, step);
+      if (page.at === step) showStep(step);
+    })
+    .catch((error) => {
+      if (page.replay === replay) setStatus("replay-status", error.message, true);
+    });
+}
+
+// Stepping near the end (or, backwards, the start) of a kept page: fetch the page beyond it.
+function prefetch(replay, from, length, by) {
+  const end = from + length;
+  if (by > 0 && page.at >= end - REPLAY_AHEAD && end <= replay.total && !replayFrame(replay, end)) {
+    replayFetch(replay, end, false);
+  }
+  if (by < 0 && from > 0 && page.at < from + REPLAY_AHEAD && !replayFrame(replay, from - 1)) {
+    replayFetch(replay, Math.floor((from - 1) / REPLAY_PAGE) * REPLAY_PAGE, false);
+  }
+}
+
+function drawFrame(frame) {
+  $("replay-text").textContent = frame.text;
+  $("replay-move").textContent = frame.step === 0 ? "The deal, before the first move." : frame.seat + ": " + frame.name;
   const events = $("replay-events");
   clear(events);
-  for (const line of step ? step.events : replay.start.events) {
+  for (const line of frame.events) {
     const item = document.createElement("li");
     item.textContent = line;
     events.appendChild(item);
   }
-  $("replay-slider").value = String(page.at);
-  $("replay-position").textContent = "step " + page.at + " of " + replay.steps.length;
-  $("replay-back").disabled = $("replay-first").disabled = page.at === 0;
-  $("replay-forward").disabled = $("replay-last").disabled = page.at === replay.steps.length;
+  $("replay-view").classList.remove("loading");
+  document.body.dataset.replayStep = String(frame.step);
+  document.body.dataset.replayLoading = "0";
 }
 
 // --- start -------------------------------------------------------------------------------
@@ -377,15 +469,22 @@ async function main() {
   $("rules-env").addEventListener("change", () => loadRules($("rules-env").value));
   $("replay-form").addEventListener("submit", loadReplay);
   $("replay-first").addEventListener("click", () => showStep(0));
-  $("replay-back").addEventListener("click", () => showStep(page.at - 1));
-  $("replay-forward").addEventListener("click", () => showStep(page.at + 1));
+  $("replay-back").addEventListener("click", () => showStep(page.at - 1, -1));
+  $("replay-forward").addEventListener("click", () => showStep(page.at + 1, 1));
   $("replay-last").addEventListener("click", () => showStep(Infinity));
   $("replay-slider").addEventListener("input", (event) => showStep(Number(event.target.value)));
+  $("replay-goto").addEventListener("change", (event) => {
+    if (event.target.value !== "") showStep(Number(event.target.value));
+  });
   $("record-file").addEventListener("change", () => { if ($("record-file").files[0]) $("record").value = ""; });
+  const keys = { ArrowRight: 1, ArrowLeft: -1, PageDown: 100, PageUp: -100 };
   document.addEventListener("keydown", (event) => {
     if ($("replay").hidden || !page.replay || event.target.closest("input, textarea, select")) return;
-    if (event.key === "ArrowRight") showStep(page.at + 1);
-    if (event.key === "ArrowLeft") showStep(page.at - 1);
+    if (event.key in keys) showStep(page.at + keys[event.key], Math.sign(keys[event.key]));
+    else if (event.key === "Home") showStep(0);
+    else if (event.key === "End") showStep(Infinity);
+    else return;
+    event.preventDefault(); // the page does not scroll too
   });
 
   let data;
