@@ -253,7 +253,7 @@ def _lost(worker: str) -> str:
 
 def _call(connection: Any, function: Callable[[Any], Any]) -> None:
     """A ``worker_map`` worker: ``function(item)`` for each item it is sent, until ``None``.
-    A failure goes back as the pickled exception (when it pickles) and its traceback."""
+    A failure goes back as the exception (when it pickles) and its traceback."""
     _quiet()
     while True:
         try:
@@ -265,31 +265,29 @@ def _call(connection: Any, function: Callable[[Any], Any]) -> None:
         try:
             reply: tuple[str, Any] = ("ok", function(item))
         except Exception as error:
-            reply = ("error", (_pickled(error), traceback.format_exc()))
+            reply = ("error", (_picklable(error), traceback.format_exc()))
         try:
             connection.send(reply)
         except OSError:  # a broken pipe: the caller is gone
             return
         except Exception as error:  # a result that does not pickle (nothing was sent)
             with contextlib.suppress(OSError):
-                connection.send(("error", (_pickled(error), traceback.format_exc())))
+                connection.send(("error", (_picklable(error), traceback.format_exc())))
 
 
-def _pickled(error: BaseException) -> bytes | None:
+def _picklable(error: BaseException) -> BaseException | None:
+    """``error`` if it can be sent to the caller (the pipe pickles what it sends)."""
     try:
-        return pickle.dumps(error)
+        pickle.dumps(error)
     except Exception:
         return None
+    return error
 
 
-def _raise_remote(worker: int, pickled: bytes | None, text: str) -> NoReturn:
-    """A worker's exception in the caller: the same type where it unpickles (so a
-    ``CardArenaError`` is still one), with the worker's traceback as its cause."""
+def _raise_remote(worker: int, error: BaseException | None, text: str) -> NoReturn:
+    """A worker's exception in the caller: the same type (so a ``CardArenaError`` is still
+    one), with the worker's traceback as its cause."""
     remote = RuntimeError(f"in worker {worker}:\n{text}")
-    try:
-        error = pickle.loads(pickled) if pickled is not None else None
-    except Exception:
-        error = None
     if isinstance(error, Exception):
         raise error from remote
     raise remote
@@ -331,6 +329,10 @@ def worker_map(
                         status, answer = connection.recv()
                     except (EOFError, OSError):
                         raise RuntimeError(_lost(f"worker {worker}")) from None
+                    except Exception as error:  # an exception that pickles but does not load
+                        raise RuntimeError(
+                            f"worker {worker}'s answer is unreadable: {error}"
+                        ) from None
                     if status != "ok":
                         _raise_remote(worker, *answer)
                     results[busy.pop(connection)] = answer
