@@ -148,7 +148,7 @@ def exposure_line(host: str, port: int, hosts: tuple[str, ...]) -> str | None:
     if is_loopback(host):
         return None
     everywhere = host in ("0.0.0.0", "::", "")
-    names = ", ".join(hosts)
+    names = ", ".join(f"[{h}]" if ":" in h else h for h in hosts)
     return (
         f"note: listening on {'every network interface' if everywhere else host} port {port}: "
         "anyone who can reach this machine there can start games and use the server's CPU "
