@@ -134,17 +134,24 @@ def _holding_sigint() -> Iterator[None]:
             signal.raise_signal(signal.SIGINT)
 
 
+def _requests(connection: Any) -> Iterator[Any]:
+    """What a worker's caller sends, until ``None`` or until the caller is gone (interrupted,
+    or it ended)."""
+    while True:
+        try:
+            request = connection.recv()
+        except (EOFError, OSError):
+            return
+        if request is None:
+            return
+        yield request
+
+
 def _serve(connection: Any, prototype: Any, env_spec: EnvSpec, seat_names: list[str]) -> None:
     """A worker: the agents of its slots, one ``choose`` per row, in the order given."""
     _quiet()
     agents: dict[tuple[int, int], Any] = {}
-    while True:
-        try:
-            rows = connection.recv()
-        except (EOFError, OSError):  # the caller is gone (interrupted, or it ended)
-            return
-        if rows is None:
-            return
+    for rows in _requests(connection):
         try:
             actions = []
             for slot, seat, fresh, seed, view, state in rows:
@@ -255,13 +262,7 @@ def _call(connection: Any, function: Callable[[Any], Any]) -> None:
     """A ``worker_map`` worker: ``function(item)`` for each item it is sent, until ``None``.
     A failure goes back as the exception (when it pickles) and its traceback."""
     _quiet()
-    while True:
-        try:
-            item = connection.recv()
-        except (EOFError, OSError):  # the caller is gone (interrupted, or it ended)
-            return
-        if item is None:
-            return
+    for item in _requests(connection):
         try:
             reply: tuple[str, Any] = ("ok", function(item))
         except Exception as error:

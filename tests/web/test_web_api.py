@@ -8,28 +8,13 @@ import json
 
 import numpy as np
 import pytest
-from web_helpers import FOUR, play_out
+from web_helpers import FOUR, ok, play_out, refused
 
 from cardarena.agents.specs import AGENT_SPECS, register_agent
 from cardarena.envs import ENVS
 from cardarena.web import app as web_app
 from cardarena.web.app import MAX_BODY_BYTES, create_app
 from cardarena.web.sessions import GameStore, StoreFull
-
-
-def ok(response):
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-def refused(response, status: int, *words: str) -> str:
-    assert response.status_code == status, (response.status_code, response.text)
-    assert response.headers["content-type"].startswith("application/json")
-    message = response.json()["error"]
-    assert "Traceback" not in message
-    for word in words:
-        assert word in message, (word, message)
-    return message
 
 
 def new_game(client, **body):

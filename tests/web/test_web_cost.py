@@ -10,8 +10,7 @@ import socket
 import threading
 import time
 
-from test_web_api import ok
-from web_helpers import LiveServer
+from web_helpers import LiveServer, ok
 
 from cardarena.agents.ismcts import MAX_ITERATIONS
 from cardarena.agents.table import Table

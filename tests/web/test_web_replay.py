@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from web_helpers import ok, refused
 
 from cardarena.envs import ENVS, make_raw
 from cardarena.envs.core.events import describe_generic
@@ -19,21 +20,6 @@ from cardarena.training.replay import ReplayError, replay_page
 from cardarena.web.replays import DEFAULT_FRAMES, MAX_FRAMES, MAX_RECORD_BYTES
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-
-
-def ok(response):
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-def refused(response, status: int, *words: str) -> str:
-    assert response.status_code == status, (response.status_code, response.text)
-    assert response.headers["content-type"].startswith("application/json")
-    message = response.json()["error"]
-    assert "Traceback" not in message
-    for word in words:
-        assert word in message, (word, message)
-    return message
 
 
 def record_of(env: str = "ironman_war_v0", seed: int = 3, config: dict | None = None):

@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import LOCAL
 from helpers import FileWatch
-from test_web_api import ok, refused
-from web_helpers import LiveServer, ServeProcess
+from web_helpers import LiveServer, ServeProcess, ok, refused
 
 from cardarena.envs import ENVS
 from cardarena.envs.core import InvalidConfigError

@@ -13,6 +13,23 @@ import numpy as np
 FOUR = ("beast_wars_v0", "cardline_v0", "ironman_war_v0", "promise_war_v0")
 
 
+def ok(response: Any) -> Any:
+    """The JSON of a 200 answer."""
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def refused(response: Any, status: int, *words: str) -> str:
+    """The message of a JSON error answer of ``status`` that holds every one of ``words``."""
+    assert response.status_code == status, (response.status_code, response.text)
+    assert response.headers["content-type"].startswith("application/json")
+    message = response.json()["error"]
+    assert "Traceback" not in message
+    for word in words:
+        assert word in message, (word, message)
+    return message
+
+
 def play_out(post: Any, game: dict[str, Any], rng: np.random.Generator, limit: int = 2000) -> dict:
     """Play random legal actions through the API until the game is over."""
     for _ in range(limit):
