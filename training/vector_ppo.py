@@ -17,12 +17,14 @@ products dominate. The parts, in the order they run:
 3. **Rollout** (``VectorPPO.collect``): per step one forward pass over all games, one sampled
    action per game (Gumbel-max on a seeded torch generator), one engine step. A game cut by the
    step cap (truncated, not terminated) gets the discounted value of its last observation added
-   to its reward, as SB3 does; ``done`` then stops the bootstrap across the new deal.
+   to its reward, as SB3 does (``bootstrap_truncated``); ``done`` then stops the bootstrap
+   across the new deal.
 4. **Advantages** (``gae``): generalised advantage estimation over the time axis, all games at
    once.
 5. **Update** (``VectorPPO.update``): ``n_epochs`` passes over the rollout in shuffled
    minibatches; clipped policy loss on per-minibatch normalised advantages, value MSE, entropy
-   bonus, gradient norm clipping, Adam (eps 1e-5 as SB3).
+   bonus (``ppo_losses``, each term a function of its own), gradient norm clipping, Adam
+   (eps 1e-5 as SB3).
 
 Precision: the hidden layers run in bfloat16 under ``torch.autocast`` when
 ``precision="bfloat16"`` (the default where the CPU has AMX or AVX-512 BF16 matrix units,
@@ -197,6 +199,16 @@ class Rollout:
         return rollout
 
 
+# --- 3. the step cap's bootstrap ---------------------------------------------------------
+def bootstrap_truncated(
+    reward: np.ndarray, rows: np.ndarray, final_values: np.ndarray, gamma: float
+) -> None:
+    """Add ``gamma * final_values`` to ``reward[rows]`` in place: the games of ``rows`` were
+    cut by the step cap, and ``final_values`` are the values of their last observations (the
+    cut state's, not the new deal's), so the return does not pretend the game ended there."""
+    reward[rows] += gamma * final_values
+
+
 # --- 4. advantages -----------------------------------------------------------------------
 def gae(rollout: Rollout, last_values: np.ndarray, gamma: float, lam: float) -> None:
     """Fill ``rollout.advantages`` and ``rollout.returns`` (GAE(lambda); ``dones[t]``: the game
@@ -211,6 +223,70 @@ def gae(rollout: Rollout, last_values: np.ndarray, gamma: float, lam: float) -> 
         rollout.advantages[t] = running
         next_values = rollout.values[t]
     np.add(rollout.advantages, rollout.values, out=rollout.returns)
+
+
+# --- 5. the losses -----------------------------------------------------------------------
+def normalize_advantages(advantages: torch.Tensor) -> torch.Tensor:
+    """Centred and scaled over the minibatch (torch's unbiased std, as SB3); a single row is
+    left as it is (its std is undefined)."""
+    if advantages.numel() > 1:
+        return (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+    return advantages
+
+
+def clipped_policy_loss(
+    log_probs: torch.Tensor,
+    old_log_probs: torch.Tensor,
+    advantages: torch.Tensor,
+    clip_range: float,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """PPO's clipped surrogate, negated to be minimised: ``-mean(min(r A, clip(r) A))`` with
+    ``r = exp(log_probs - old_log_probs)``; and the fraction of rows whose ratio is outside
+    ``1 +- clip_range`` (a diagnostic, no gradient)."""
+    ratio = torch.exp(log_probs - old_log_probs)
+    clipped = torch.clamp(ratio, 1 - clip_range, 1 + clip_range)
+    loss = -torch.min(advantages * ratio, advantages * clipped).mean()
+    clip_fraction = (torch.abs(ratio.detach() - 1) > clip_range).float().mean()
+    return loss, clip_fraction
+
+
+@dataclass(frozen=True)
+class PPOLosses:
+    """One minibatch's terms; ``total`` is what the optimiser minimises."""
+
+    total: torch.Tensor
+    policy: torch.Tensor
+    value: torch.Tensor
+    entropy: torch.Tensor
+    clip_fraction: torch.Tensor
+
+
+def ppo_losses(
+    logits: torch.Tensor,
+    values: torch.Tensor,
+    masks: torch.Tensor,
+    actions: torch.Tensor,
+    old_log_probs: torch.Tensor,
+    advantages: torch.Tensor,
+    returns: torch.Tensor,
+    *,
+    clip_range: float,
+    vf_coef: float,
+    ent_coef: float,
+) -> PPOLosses:
+    """The loss of one minibatch from the network's ``logits`` and ``values`` and the rollout's
+    rows: the clipped policy loss on normalised advantages, plus ``vf_coef`` times the value
+    MSE (unclipped: ``clip_range_vf`` is None), minus ``ent_coef`` times the mean masked
+    entropy (a bonus: minimising the total raises the entropy)."""
+    log_probs = masked_log_probs(logits, masks)
+    chosen = log_probs.gather(1, actions[:, None]).squeeze(1)
+    policy, clip_fraction = clipped_policy_loss(
+        chosen, old_log_probs, normalize_advantages(advantages), clip_range
+    )
+    value = torch.mean((returns - values) ** 2)
+    entropy = masked_entropy(log_probs, masks).mean()
+    total = policy + vf_coef * value - ent_coef * entropy
+    return PPOLosses(total, policy, value, entropy, clip_fraction)
 
 
 class _Policy:
@@ -310,7 +386,8 @@ class VectorPPO:
             if cut.any():  # bootstrap a game the step cap ended from its last observation
                 finals = batch.final_observations()
                 rows = np.flatnonzero(cut)
-                reward[rows] += gamma * self.values_of(np.stack([finals[r] for r in rows]))
+                final_values = self.values_of(np.stack([finals[r] for r in rows]))
+                bootstrap_truncated(reward, rows, final_values, gamma)
             rollout.rewards[t] = reward
             rollout.dones[t] = batch.done
             ended = np.flatnonzero(batch.done)
@@ -338,28 +415,26 @@ class VectorPPO:
             for start in range(0, n, config.minibatch_size):
                 rows = order[start : start + config.minibatch_size]
                 logits, values = self.network(observations[rows])
-                row_masks = masks[rows]
-                log_probs = masked_log_probs(logits, row_masks)
-                new = log_probs.gather(1, actions[rows, None]).squeeze(1)
-                advantage = advantages[rows]
-                if advantage.numel() > 1:
-                    advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
-                ratio = torch.exp(new - old_log_probs[rows])
-                clipped = torch.clamp(ratio, 1 - config.clip_range, 1 + config.clip_range)
-                policy_loss = -torch.min(advantage * ratio, advantage * clipped).mean()
-                value_loss = torch.mean((returns[rows] - values) ** 2)
-                entropy = masked_entropy(log_probs, row_masks).mean()
-                loss = policy_loss + config.vf_coef * value_loss - config.ent_coef * entropy
+                losses = ppo_losses(
+                    logits,
+                    values,
+                    masks[rows],
+                    actions[rows],
+                    old_log_probs[rows],
+                    advantages[rows],
+                    returns[rows],
+                    clip_range=config.clip_range,
+                    vf_coef=config.vf_coef,
+                    ent_coef=config.ent_coef,
+                )
                 optimizer.zero_grad(set_to_none=True)
-                loss.backward()
+                losses.total.backward()
                 nn.utils.clip_grad_norm_(parameters, config.max_grad_norm)
                 optimizer.step()
-                totals["policy_loss"] += float(policy_loss.detach())
-                totals["value_loss"] += float(value_loss.detach())
-                totals["entropy"] += float(entropy.detach())
-                totals["clip_fraction"] += float(
-                    (torch.abs(ratio - 1) > config.clip_range).float().mean()
-                )
+                totals["policy_loss"] += float(losses.policy.detach())
+                totals["value_loss"] += float(losses.value.detach())
+                totals["entropy"] += float(losses.entropy.detach())
+                totals["clip_fraction"] += float(losses.clip_fraction)
                 updates += 1
         self._n_updates += config.n_epochs
         return {key: value / max(updates, 1) for key, value in totals.items()}
@@ -478,13 +553,18 @@ __all__ = [
     "PRECISIONS",
     "ActorCritic",
     "PPOConfig",
+    "PPOLosses",
     "Rollout",
     "VectorPPO",
     "WarmStart",
+    "bootstrap_truncated",
+    "clipped_policy_loss",
     "default_precision",
     "flops_per_step",
     "gae",
     "masked_entropy",
     "masked_log_probs",
+    "normalize_advantages",
+    "ppo_losses",
     "warm_start_problem",
 ]
