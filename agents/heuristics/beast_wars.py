@@ -79,8 +79,12 @@ class BeastWarsStrategy:
         self.numbers = np.asarray(self.data.game.characters.numbers, dtype=np.float64)
         faces = self.numbers[:, 0].mean(axis=1), self.numbers[:, 1].mean(axis=1)
         self.strength = BEAST_WEIGHT * faces[0] + (1 - BEAST_WEIGHT) * faces[1]
-        #: A character's worth in the material count: 1, a little more for strong ones.
-        self.worth = 1.0 + 0.05 * (self.strength - self.strength[self.strength > 0].mean())
+        #: A character's worth in the material count: 1, a little more for strong ones. The
+        #: mean is over the table's characters (not the empty ids past a faction's size): a
+        #: table whose numbers are all 0 is valid and gives every character worth 1.
+        sizes = self.data.game.characters.sizes
+        real = np.concatenate([seat * MAX_FACTION + np.arange(n) for seat, n in enumerate(sizes)])
+        self.worth = 1.0 + 0.05 * (self.strength - self.strength[real].mean())
         self.attack_margin = attack_margin
         self.push = push
         self.caution = caution
