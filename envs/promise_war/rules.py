@@ -444,8 +444,10 @@ class PromiseWarState(RulesState):
         field_distinct(contenders, "contenders", "seat")
         if contenders != sorted(contenders):
             refuse("contenders", contenders, "in seat order (C-3)")
+        # A game stopped at the cap keeps the last trick's contenders, though a player who
+        # emptied their hand in it now sits out (``_start_trick`` stops before reseating).
         for index, seat in enumerate(contenders):
-            if sitting_out[seat]:
+            if sitting_out[seat] and not truncated:
                 refuse(f"contenders[{index}]", seat, "a player sitting out does not contend")
         if not over and len(contenders) < 2:
             refuse("contenders", contenders, "at least two players contend (PW-3, PW-4)")

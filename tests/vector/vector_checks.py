@@ -5,10 +5,16 @@ transition against the reference rules: before each step, a raw env continued fr
 ``state_of(i)`` with ``set_state`` observes exactly the batch row (and mask); after it, the
 reference ``apply_action`` on the previous state equals ``state_of(i)`` (the game's
 ``state_difference``: exact, shuffled piles as multisets), with the same rewards and ends.
+
+``distribution_differences`` compares two samples of the same features (a card's place, a
+pile's top card, who acts first ...) feature by feature with a two-sample chi-square test, for
+the checks of the batched engines' own deals and reshuffles (``test_batched_chance``).
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -124,6 +130,77 @@ def _expect_rows(
             f"batch {actual[differ].tolist()} ({actual.dtype}), "
             f"reference {expected[differ].tolist()} ({expected.dtype})"
         )
+
+
+def chi2_sf(statistic: float, df: int) -> float:
+    """P(X >= ``statistic``) for X chi-square with ``df`` (a positive int) degrees of freedom:
+    the regularized upper incomplete gamma function Q(df/2, statistic/2) in closed form (a
+    finite sum for even ``df``, erfc plus a finite sum for odd), in logs, so no scipy."""
+    if statistic <= 0.0:
+        return 1.0
+    x = statistic / 2.0
+    if df % 2 == 0:
+        logs = [k * math.log(x) - x - math.lgamma(k + 1) for k in range(df // 2)]
+        head = 0.0
+    else:
+        logs = [(k - 0.5) * math.log(x) - x - math.lgamma(k + 0.5) for k in range(1, df // 2 + 1)]
+        head = math.erfc(math.sqrt(x))
+    top = max(logs, default=-math.inf)
+    tail = math.exp(top) * sum(math.exp(v - top) for v in logs) if logs else 0.0
+    return min(1.0, head + tail)
+
+
+def two_sample_p_value(first: np.ndarray, second: np.ndarray, min_expected: float = 10.0) -> float:
+    """Pearson's chi-square test that two samples of one categorical feature (``first`` and
+    ``second``: counts per category) come from one distribution. Categories where either
+    sample expects fewer than ``min_expected`` are pooled into one (and that into the next
+    smallest if it is still short), so the chi-square tail holds; one category left: 1.0."""
+    table = np.stack([first, second]).astype(np.float64)
+    table = table[:, table.sum(0) > 0]
+    sizes = table.sum(1)
+    if table.shape[1] < 2 or sizes.min() == 0:
+        return 1.0
+    share = table.sum(0) / sizes.sum()
+    order = np.argsort(share, kind="stable")
+    table, share = table[:, order], share[order]
+    short = int(np.searchsorted(share * sizes.min(), min_expected))
+    if short:
+        pooled = table[:, :short].sum(1, keepdims=True)
+        table = np.concatenate([pooled, table[:, short:]], axis=1)
+        if pooled.sum() * sizes.min() / sizes.sum() < min_expected and table.shape[1] > 2:
+            table = np.concatenate([table[:, :2].sum(1, keepdims=True), table[:, 2:]], axis=1)
+    if table.shape[1] < 2:
+        return 1.0
+    expected = sizes[:, None] * table.sum(0)[None, :] / sizes.sum()
+    statistic = float(((table - expected) ** 2 / expected).sum())
+    return chi2_sf(statistic, table.shape[1] - 1)
+
+
+def distribution_differences(
+    first: np.ndarray, second: np.ndarray, names: Sequence[str], alpha: float
+) -> list[str]:
+    """The features (columns of the int arrays ``first [N, F]`` and ``second [M, F]``) whose
+    distributions differ by ``two_sample_p_value`` at ``alpha / F`` (Bonferroni: a pair of
+    samples from one distribution is reported with probability at most ``alpha``), each with
+    its p-value and the category frequencies of both samples."""
+    if first.shape[1] != second.shape[1] or first.shape[1] != len(names):
+        raise ValueError(f"feature counts differ: {first.shape}, {second.shape}, {len(names)}")
+    threshold = alpha / first.shape[1]
+    found = []
+    for column, name in enumerate(names):
+        a, b = first[:, column].astype(np.int64), second[:, column].astype(np.int64)
+        low = min(int(a.min()), int(b.min()))
+        width = max(int(a.max()), int(b.max())) - low + 1
+        counts_a = np.bincount(a - low, minlength=width)
+        counts_b = np.bincount(b - low, minlength=width)
+        p_value = two_sample_p_value(counts_a, counts_b)
+        if p_value < threshold:
+            seen = np.flatnonzero(counts_a + counts_b)[:12]
+            shares = ", ".join(
+                f"{low + k}: {counts_a[k] / len(a):.4f} vs {counts_b[k] / len(b):.4f}" for k in seen
+            )
+            found.append(f"{name} (p = {p_value:.2e} < {threshold:.1e}; {shares})")
+    return found
 
 
 def capture_ties(monkeypatch: Any, module: Any) -> list[set[int]]:
