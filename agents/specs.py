@@ -1,7 +1,10 @@
 """Agents by name: ``make_agent("random")``, ``make_agent("noisy:sigma=0.3")`` ...
 
 A spec string is ``name`` or ``name:key=value,key=value``; values are parsed as int, finite
-float, bool or left as strings (an integer of over 40 digits, ``nan`` or ``inf`` is refused).
+float, bool or left as strings (an integer of over 40 digits, ``nan`` or ``inf`` is refused,
+and so is a key given twice). Each agent checks its own options' types and ranges; a seed
+is a non-negative integer (a numpy integer too), never a bool, a float or a string. Every
+refusal is an ``InvalidConfigError``.
 A path to a saved model (a ``.zip`` file or a checkpoint folder) is a spec too, once the
 training layer registers a loader for it. Builders register themselves with
 ``register_agent``; an unknown spec raises ``InvalidConfigError`` listing the known ones.
@@ -18,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cardarena.envs.core import InvalidConfigError
+from cardarena.envs.core import InvalidConfigError, check_seed
 
 from .base import Agent
 
@@ -49,7 +52,10 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             raise InvalidConfigError(
                 f"agent spec {spec!r}: option {item!r} must look like key=value"
             )
-        options[key.strip()] = _value(value.strip(), spec, key.strip())
+        key = key.strip()
+        if key in options:
+            raise InvalidConfigError(f"agent spec {spec!r}: option {key!r} is given twice")
+        options[key] = _value(value.strip(), spec, key)
     return name, options
 
 
@@ -91,8 +97,10 @@ def _value(text: str, spec: str = "", key: str = "") -> Any:
 
 
 def make_agent(spec: str, seed: int | None = None) -> Agent:
-    """A new agent instance from ``spec`` (one per seat: never share instances)."""
+    """A new agent instance from ``spec`` (one per seat: never share instances), seeded by
+    ``seed`` (None or a non-negative integer, else ``InvalidConfigError``)."""
     name, options = parse_spec(spec)
+    seed = check_seed(seed)
     entry = AGENT_SPECS.get(name)
     if entry is None and name.endswith(".zip"):
         from .policy_agent import SavedModelAgent

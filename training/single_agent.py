@@ -21,7 +21,12 @@ from pettingzoo import AECEnv
 
 from cardarena.agents import Agent, RandomAgent, choose, env_spec_of, per_seat, start_game
 from cardarena.envs import make
-from cardarena.envs.core import IllegalActionError, InvalidConfigError, ObservationScaler
+from cardarena.envs.core import (
+    IllegalActionError,
+    InvalidConfigError,
+    ObservationScaler,
+    coerce_action,
+)
 
 #: The ``illegal=`` options (see ``SingleAgentEnv``).
 ILLEGAL_MODES = ("mask", "loss", "resample")
@@ -87,7 +92,10 @@ class SingleAgentEnv(gymnasium.Env):
         env_config: config for ``make`` when ``aec_env`` is a name.
         warn_on_illegal: keep PettingZoo's printed warning when a player's illegal action
             ends the game (off by default: the final ``info["outcome"]`` says so instead).
-        illegal: what an illegal learner action does:
+        illegal: what an illegal learner action (an integer in the action space that the
+            mask does not allow) does; a malformed one (a bool, a float even when whole, a
+            string, an integer out of range) raises ``IllegalActionError`` in every mode and
+            changes nothing, as ``env()`` does:
 
             - ``"mask"`` (default): the action is expected to be legal; use a masking
               algorithm (sb3-contrib ``MaskablePPO`` reads ``action_masks()``). An illegal
@@ -239,8 +247,8 @@ class SingleAgentEnv(gymnasium.Env):
         if self._last is None:
             raise RuntimeError("call reset() before step()")
         mask = self._last["action_mask"]
-        index = int(action)
-        legal = 0 <= index < mask.size and bool(mask[index])
+        index = coerce_action(action, mask.size, self.learner)  # malformed: raise, as env() does
+        legal = bool(mask[index])
         if self.illegal == "loss":
             if not legal:
                 return self._lose_by_illegal_action(index)

@@ -42,9 +42,10 @@ from cardarena.agents import EnvSpec
 from cardarena.agents.batched import BatchedAgent, as_batched
 from cardarena.envs.core import IllegalActionError, InvalidConfigError, ObservationScaler
 from cardarena.envs.core.aec import NORMALIZE_OBSERVATION, check_seed
-from cardarena.envs.core.kernels import slot_seeds
+from cardarena.envs.core.kernels import checked_actions, slot_seeds
 from cardarena.envs.core.validation import check_bool
 from cardarena.envs.vector import BatchEnv
+from cardarena.envs.vector.front import action_array
 
 MONITOR: type | None
 try:
@@ -58,6 +59,8 @@ except ImportError:  # pragma: no cover - the 'train' extra is missing
 
     MONITOR = None
 
+#: ``BatchedVecEnv``'s actions between ``step_wait`` and the next ``step_async``.
+_NO_ACTIONS = object()
 #: Most distinct opponents (sampler entries) kept built at once.
 MAX_BUILT_OPPONENTS = 64
 
@@ -101,6 +104,7 @@ class LearnerBatch:
         self._final_raw = np.zeros((n, d), np.float32)
         self._other_mask = np.zeros((n, a), np.bool_)
         self._actions = np.zeros(n, np.int64)
+        self._learner_actions = np.zeros(n, np.int64)
         self._games = np.arange(n, dtype=np.int64)
         self._start = time.time()
         self._ready = False
@@ -249,32 +253,19 @@ class LearnerBatch:
         self._finish_observation()
 
     def _checked(self, actions: Any) -> np.ndarray:
-        array = np.asarray(actions)
-        if array.shape != (self.num_envs,) and array.size == self.num_envs:
-            array = array.reshape(self.num_envs)
-        if array.shape != (self.num_envs,):
+        """The learner's actions as int64 (0 in a pending game), checked as the vector
+        front checks them (``action_array``: integers only, never bools or floats, even
+        1.0); ``IllegalActionError`` names the first game whose action is not legal."""
+        array, given = action_array(actions, self.num_envs, flatten=True)
+        bad = checked_actions(array, self.mask, self.pending, self._learner_actions)
+        if bad >= 0:
+            action = int(array[bad]) if given is None else given[bad]
+            seat = self.seat_names[int(self.learner_seat[bad])]
             raise IllegalActionError(
-                f"actions must have shape ({self.num_envs},), one per game; got {array.shape}"
+                f"game {bad}: illegal action {action} for the learner ({seat}); legal "
+                f"actions: {np.flatnonzero(self.mask[bad]).tolist()}"
             )
-        integral = array.dtype.kind in "iu" or (
-            array.dtype.kind == "f" and np.array_equal(array, np.round(array))
-        )
-        if not integral:
-            raise IllegalActionError(f"actions must be integers, got dtype {array.dtype}")
-        array = np.where(self.pending, 0, array).astype(np.int64)
-        in_range = (array >= 0) & (array < self.num_actions)
-        legal = in_range.copy()
-        rows = np.flatnonzero(in_range)
-        legal[rows] = self.mask[rows, array[rows]]
-        bad = np.flatnonzero(~legal & ~self.pending)
-        if bad.size:
-            game, action = int(bad[0]), int(array[bad[0]])
-            seat = self.seat_names[int(self.learner_seat[game])]
-            raise IllegalActionError(
-                f"game {game}: illegal action {action} for the learner ({seat}); legal "
-                f"actions: {np.flatnonzero(self.mask[game]).tolist()}"
-            )
-        return array
+        return self._learner_actions
 
     def _account(self, which: np.ndarray) -> None:
         """Credit the learner's share of the rewards of the games just stepped; finish the
@@ -409,7 +400,7 @@ class BatchedVecEnv(VecEnv):
         super().__init__(
             self.core.num_envs, self.core.scaler.space, spaces.Discrete(self.core.num_actions)
         )
-        self._pending_actions: np.ndarray | None = None
+        self._pending_actions: Any = _NO_ACTIONS
 
     @property
     def learner_seats(self) -> np.ndarray:
@@ -424,13 +415,15 @@ class BatchedVecEnv(VecEnv):
         self.reset_infos = [{} for _ in range(self.num_envs)]
         return self.core.observation
 
-    def step_async(self, actions: np.ndarray) -> None:
-        self._pending_actions = np.asarray(actions)
+    def step_async(self, actions: Any) -> None:
+        """Keep ``actions`` as given: ``step_wait`` checks them as the vector front does (a
+        list element by element, so a bool in it is refused, not read as 1)."""
+        self._pending_actions = actions
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
-        if self._pending_actions is None:
+        if self._pending_actions is _NO_ACTIONS:
             raise IllegalActionError("step_wait() called without step_async()")
-        actions, self._pending_actions = self._pending_actions, None
+        actions, self._pending_actions = self._pending_actions, _NO_ACTIONS
         core = self.core
         core.step(actions)
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]

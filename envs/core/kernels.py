@@ -86,11 +86,16 @@ def _splitmix(values: np.ndarray) -> np.ndarray:
 
 def slot_seeds(seed: int, slots: np.ndarray) -> np.ndarray:
     """One generator state per game slot, from ``seed`` (any non-negative int) and the slot
-    indices alone: ``slot_seeds(s, [k])`` is the same in every batch that has slot ``k``."""
+    indices alone: ``slot_seeds(s, [k])`` is the same in every batch that has slot ``k``.
+
+    ``splitmix(k ^ splitmix(h))``, ``h`` the seed's 64-bit hash: one-to-one in the slot for a
+    seed and in the hash for a slot, so slot ``k`` of two seeds never starts the same game
+    (unless their hashes collide). An earlier form mixed the slot into the hash twice and
+    cancelled it at slot 0, which then dealt the same game under every seed."""
     base = np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
+    slots = np.asarray(slots, np.uint64)
     with np.errstate(over="ignore"):
-        keys = _splitmix(np.asarray(slots, np.uint64) ^ base)
-        return _splitmix(keys ^ _splitmix(np.full(keys.shape, base, np.uint64)))
+        return _splitmix(slots ^ _splitmix(np.full(slots.shape, base, np.uint64)))
 
 
 def generator_of(rng: np.ndarray, slot: int) -> np.random.Generator:

@@ -5,6 +5,11 @@ The front owns what no game should write twice: validating the config (through t
 the seed and its index, checking actions, and Gymnasium 1.x *next-step* autoreset: a game that
 ends reports ``terminated``/``truncated`` and its returns in the batch where it ends; the next
 ``step`` ignores that slot's action and deals it a new game.
+
+Actions follow the AEC env's rule (``core.actions``): integers only. A numpy integer array of
+any width is read as it is; a list or tuple element by element, each a Python or numpy
+integer. Bool and float arrays (even of whole numbers), bools, floats and strings in a list
+are refused with ``IllegalActionError``, as out-of-range and illegal actions are.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.actions import integer_value
 from ..core.aec import check_seed
 from ..core.errors import IllegalActionError, InvalidConfigError
 from ..core.game import NO_PLAYER, GameState
@@ -95,6 +101,66 @@ def check_num_envs(num_envs: Any) -> int:
     return int(num_envs)
 
 
+#: Where an action given in a list that does not fit int64 is put for the range check.
+_INT64 = np.iinfo(np.int64)
+
+
+def action_array(
+    actions: Any, num_envs: int, *, flatten: bool = False
+) -> tuple[np.ndarray, list[int] | None]:
+    """``actions`` as an integer array of shape ``(num_envs,)`` (module docstring: integers
+    only), with the values as given when they came as a list (None for an array): an integer
+    beyond int64 is out of range, and the message names it as it was. ``flatten`` also takes
+    any shape of ``num_envs`` elements (SB3 may send ``(N, 1)``). Malformed input raises
+    ``IllegalActionError``; the range and the masks are the caller's to check."""
+    given: list[int] | None = None
+    array: np.ndarray
+    if isinstance(actions, (list, tuple)):
+        given = _listed(actions)
+        array = _clipped(given).reshape(len(given))
+    elif isinstance(actions, np.ndarray) and actions.dtype.kind == "O":  # Python ints inside
+        given = _listed(actions.ravel().tolist())
+        array = _clipped(given).reshape(actions.shape)
+    else:
+        try:
+            array = np.asarray(actions)
+        except (TypeError, ValueError, OverflowError) as error:
+            raise IllegalActionError(f"actions must be an integer array: {error}") from None
+    if flatten and array.shape != (num_envs,) and array.size == num_envs:
+        array = array.reshape(num_envs)
+    if array.shape != (num_envs,):
+        raise IllegalActionError(
+            f"actions must have shape ({num_envs},), one per game; got {array.shape}"
+        )
+    if array.dtype.kind not in "iu":
+        raise IllegalActionError(
+            f"actions must be integers, got dtype {array.dtype} (e.g. {array.flat[0]!r}); "
+            "bools and floats are refused, even 1.0"
+        )
+    if not array.dtype.isnative:  # the compiled check reads native byte order only
+        array = array.astype(array.dtype.newbyteorder("="))
+    return array, given
+
+
+def _listed(items: Any) -> list[int]:
+    """Each item as a Python int (``core.actions.integer_value``), else the refusal naming
+    the first game whose action is not an integer."""
+    values = []
+    for game, item in enumerate(items):
+        value = integer_value(item)
+        if value is None:
+            raise IllegalActionError(
+                f"game {game}: actions must be integers, got {item!r} ({type(item).__name__})"
+            )
+        values.append(value)
+    return values
+
+
+def _clipped(values: list[int]) -> np.ndarray:
+    """``values`` as int64, those beyond it at its bounds (out of every action range)."""
+    return np.array([min(max(v, _INT64.min), _INT64.max) for v in values], np.int64)
+
+
 class BatchEnv:
     """``num_envs`` games of env ``env_name`` with one config (build it with ``make_vec``)."""
 
@@ -170,18 +236,10 @@ class BatchEnv:
         return self._observe()
 
     def _checked(self, actions: Any, done: np.ndarray) -> np.ndarray:
-        array = np.asarray(actions)
-        if array.shape != (self.num_envs,):
-            raise IllegalActionError(
-                f"actions must have shape ({self.num_envs},), one per game; got {array.shape}"
-            )
-        if array.dtype.kind not in "iu":
-            raise IllegalActionError(
-                f"actions must be integers, got dtype {array.dtype} (e.g. {array.flat[0]!r})"
-            )
+        array, given = action_array(actions, self.num_envs)
         bad = checked_actions(array, self._mask, done, self._actions)
         if bad >= 0:
-            self._refuse(bad, int(array[bad]))
+            self._refuse(bad, int(array[bad]) if given is None else given[bad])
         return self._actions
 
     def _refuse(self, game: int, action: int) -> None:
@@ -274,4 +332,12 @@ def make_vec(env_name: str, num_envs: int, seed: int | None = None, **config: An
     return venv
 
 
-__all__ = ["NO_PLAYER", "Batch", "BatchEnv", "batched_rules_class", "has_batched", "make_vec"]
+__all__ = [
+    "NO_PLAYER",
+    "Batch",
+    "BatchEnv",
+    "action_array",
+    "batched_rules_class",
+    "has_batched",
+    "make_vec",
+]
