@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -116,27 +115,38 @@ def test_a_best_response_report_is_the_same_with_workers(tmp_path):
 
 def test_ctrl_c_stops_the_command_and_its_workers_without_a_traceback(tmp_path):
     """Ctrl-C reaches the whole foreground group: the command says it stopped, and the
-    workers, mid-search or waiting, leave quietly rather than each printing a broken pipe."""
-    from foreground import cardarena, ctrl_c, start, wait_until
+    workers, mid-search or waiting, leave quietly rather than each printing a broken pipe or
+    a ``KeyboardInterrupt`` traceback. Sent once both workers are past their start and have
+    searched (CPU time spent since), not after a sleep a loaded machine may not fill."""
+    from foreground import cardarena, ctrl_c, start, wait_until, working
 
     process = start(cardarena(
         "exploit", "promise_war_v0", "ismcts:iterations=25", "--steps", "4096", "--num-envs",
         "16", "--rollout-steps", "16", "--minibatch-size", "128", "--games", "20",
         "--eval-games", "4", "--jobs", "2", "--no-progress", "--out", str(tmp_path / "run"),
     ))  # fmt: skip
-    wait_until((tmp_path / "run" / "scratch" / "args.json").exists, process)  # training began
-    time.sleep(3)  # the workers are searching
+    wait_until(working(process.pid, 2), process)  # the workers are searching
     _, err, _ = ctrl_c(process)
     assert process.returncode == 130, err
     assert "stopped; no" in err and "Traceback" not in err, err
 
 
 WORKER_MAP_SCRIPT = """
-import signal, sys
+import os, signal, sys, time
+from pathlib import Path
 from cardarena.agents.rows_parallel import worker_map
+
+GATE = Path({gate!r})
 
 def square(n):
     return n * n
+
+if __name__ == "__mp_main__":
+    # a spawned worker imports this script before it can ignore SIGINT: it says it is here
+    # and stays until the test has pressed Ctrl-C, so the Ctrl-C always comes mid-import
+    (GATE / f"importing-{{os.getpid()}}").touch()
+    while not (GATE / "go").exists():
+        time.sleep(0.01)
 
 if __name__ == "__main__":
     # this caller notes Ctrl-C and carries on, so nothing stops its workers for it
@@ -148,14 +158,15 @@ if __name__ == "__main__":
 def test_a_ctrl_c_while_workers_start_reaches_the_caller_alone(tmp_path):
     """Ctrl-C while the workers still import (before one could ignore SIGINT): it waits,
     blocked, until the worker ignores it, so no worker prints a traceback or dies of it; the
-    caller decides (here it goes on, and every result comes)."""
-    from foreground import ctrl_c, start, wait_until, workers
+    caller decides (here it goes on, and every result comes). Both workers are held in their
+    import until the Ctrl-C is sent, so it lands there however fast or loaded the machine."""
+    from foreground import ctrl_c, start, wait_until
 
     script = tmp_path / "squares.py"
-    script.write_text(WORKER_MAP_SCRIPT)
+    script.write_text(WORKER_MAP_SCRIPT.format(gate=str(tmp_path)))
     process = start([sys.executable, str(script)])
-    wait_until(lambda: bool(workers(process.pid)), process)
-    out, err, _ = ctrl_c(process)
+    wait_until(lambda: len(list(tmp_path.glob("importing-*"))) == 2, process)
+    out, err, _ = ctrl_c(process, then=(tmp_path / "go").touch)
     assert process.returncode == 0, err
     assert out == "[0, 1, 4, 9, 16, 25]\n"
     assert err == "interrupted\n", err
@@ -179,8 +190,11 @@ def test_worker_map_keeps_the_order_and_the_type_of_a_worker_s_error():
 def test_a_ctrl_c_while_workers_start_is_raised_once_they_have():
     """Ctrl-C taken by another thread (BLAS's, tqdm's) is raised by Python in the main thread
     whatever its signal mask: held back while the workers start, it is raised after, once, so
-    no worker is left half started."""
+    no worker is left half started. The block goes on once the other thread has taken the
+    signal (its C handler writes to the wakeup fd after flagging it for the main thread), not
+    after a sleep that hopes it has."""
     import signal
+    import socket
     import threading
 
     from cardarena.agents.rows_parallel import _holding_sigint
@@ -189,14 +203,22 @@ def test_a_ctrl_c_while_workers_start_is_raised_once_they_have():
     thread = threading.Thread(target=other.wait)  # made before the block: SIGINT unblocked
     thread.start()
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # xdist may ignore it
+    taken, wakeup = socket.socketpair()
+    wakeup.setblocking(False)
+    taken.settimeout(60)  # the test fails, rather than hangs, if the signal never comes
+    previous_fd = signal.set_wakeup_fd(wakeup.fileno(), warn_on_full_buffer=False)
     reached = False
     try:
         with pytest.raises(KeyboardInterrupt), _holding_sigint():
             signal.pthread_kill(thread.ident, signal.SIGINT)
-            time.sleep(0.2)  # Python would raise it here, in the main thread
-            reached = True
+            while signal.SIGINT not in taken.recv(16):  # the signals taken, a byte each
+                pass
+            reached = True  # Python would have raised it by now, in the main thread
     finally:
+        signal.set_wakeup_fd(previous_fd)
         signal.signal(signal.SIGINT, previous)
+        taken.close()
+        wakeup.close()
         other.set()
         thread.join()
     assert reached

@@ -12,7 +12,16 @@ import sys
 from pathlib import Path
 
 import pytest
-from foreground import cardarena, cpu_seconds, ctrl_c, group_ends, start, wait_until, workers
+from foreground import (
+    cardarena,
+    ctrl_c,
+    group_ends,
+    python_up,
+    start,
+    wait_until,
+    workers,
+    working,
+)
 
 from cardarena.training.cli import main
 
@@ -45,31 +54,29 @@ def assert_stopped(process, message: str, out_dir: Path | None) -> None:
 
 @pytest.mark.parametrize("jobs", ["2", "6"])
 def test_ctrl_c_while_the_workers_start(tmp_path, jobs):
-    """The first worker exists but is still importing (a second or more), and the command may
-    still be starting the others: no worker prints a traceback, neither one that could not
-    ignore SIGINT yet nor one left half started (six workers: a wider window to hit)."""
+    """The first worker is still importing (a second or more), and the command may still be
+    starting the others: no worker prints a traceback, neither one that could not ignore
+    SIGINT yet nor one left half started (six workers: a wider window to hit). Sent once a
+    worker's own Python is up, not as soon as it exists: just forked or exec'd, a process
+    dies of SIGINT silently, and the Ctrl-C would prove nothing."""
     out_dir = tmp_path / "out"
     lineup = [*LINEUP, "pretrained:deterministic=true"]  # six pairings
     process = start(
         cardarena("eval", *lineup, "--jobs", jobs, *VECTOR_GAMES, "--out", str(out_dir))
     )
-    wait_until(lambda: bool(workers(process.pid)), process)
+    wait_until(lambda: any(python_up(pid) for pid in workers(process.pid)), process)
     assert_stopped(process, "stopped; no results written", out_dir)
 
 
 @pytest.mark.parametrize("with_out", [True, False], ids=["out", "no-out"])
 def test_ctrl_c_mid_evaluation_with_vector(tmp_path, with_out):
-    """Both workers are past their start and playing (CPU time beyond an import's, whatever
-    the load): the command stops at once rather than after the pairings in hand."""
+    """Both workers are past their start (SIGINT no longer blocked in them) and playing (CPU
+    time spent since), whatever the load: the command stops at once rather than after the
+    pairings in hand."""
     out_dir = tmp_path / "out" if with_out else None
     where = ["--out", str(out_dir)] if out_dir is not None else []
     process = start(cardarena("eval", *LINEUP, "--jobs", "2", *VECTOR_GAMES, *where))
-
-    def playing() -> bool:
-        pids = workers(process.pid)
-        return len(pids) == 2 and all(cpu_seconds(pid) > 1.0 for pid in pids)
-
-    wait_until(playing, process)
+    wait_until(working(process.pid, 2), process)
     message = "stopped; no results written" if with_out else "stopped; no results"
     assert_stopped(process, message, out_dir)
 

@@ -4,7 +4,9 @@ complete; a second writer on the same run folder is refused while the first hold
 
 Each kill is a real SIGKILL in a ``cardarena train`` subprocess: either at a random call of
 the file operations a checkpoint write makes (``os.replace``, ``os.fsync``, ``np.savez``,
-``shutil.rmtree``), or after a random delay.
+``shutil.rmtree``), or a random delay after the run has taken its folder's lock (its imports
+done, its training begun), so the kill lands in the run however loaded the machine, not in
+its imports.
 """
 
 from __future__ import annotations
@@ -66,6 +68,15 @@ def _has_checkpoint(out: Path) -> bool:
     return (out / "latest").is_dir() or any((out / "checkpoints").glob("step_*"))
 
 
+def _holds_lock(out: Path, pid: int) -> bool:
+    """Whether process ``pid`` holds ``out``'s run lock (it writes its pid there once it has
+    it; a killed holder's line stays, so the pid is what tells)."""
+    try:
+        return (out / ".lock").read_text().startswith(f"pid {pid},")
+    except OSError:
+        return False
+
+
 def _command(driver: Path, out: Path, kill_at: int) -> list[str]:
     resume = ["--resume"] if _has_checkpoint(out) else []
     return [sys.executable, str(driver), str(kill_at), *TRAIN, "--out", str(out), *resume]
@@ -94,11 +105,16 @@ def test_killed_anywhere_and_resumed_the_run_loses_no_update(tmp_path):
         if attempt < 4:  # inside the file operations of a checkpoint write
             done = subprocess.run(_command(driver, out, int(rng.integers(1, 120))),
                                   capture_output=True, text=True, timeout=120)  # fmt: skip
-        else:  # at a random moment (a kill_at that is never reached)
+        else:  # at a random moment of the run (a kill_at that is never reached)
             process = subprocess.Popen(_command(driver, out, 10**9), stdout=subprocess.PIPE,
                                        stderr=subprocess.PIPE, text=True)  # fmt: skip
+            if attempt < 7:
+                deadline = time.monotonic() + 300
+                while not _holds_lock(out, process.pid) and process.poll() is None:
+                    assert time.monotonic() < deadline, "the run never took its lock"
+                    time.sleep(0.01)
             try:
-                process.wait(timeout=float(rng.uniform(2.5, 6.0)) if attempt < 7 else 120)
+                process.wait(timeout=float(rng.uniform(0.0, 4.0)) if attempt < 7 else 120)
             except subprocess.TimeoutExpired:
                 os.kill(process.pid, signal.SIGKILL)
             stdout, stderr = process.communicate()
@@ -127,8 +143,8 @@ def test_a_second_train_on_the_same_out_is_refused_naming_the_holder(tmp_path):
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 60
-        while not (out / ".lock").is_file() or not (out / ".lock").read_text():
+        deadline = time.monotonic() + 300  # bounds a hang only: it takes seconds
+        while not _holds_lock(out, first.pid):
             assert first.poll() is None, first.stderr.read() if first.stderr else ""
             assert time.monotonic() < deadline
             time.sleep(0.05)

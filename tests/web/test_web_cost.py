@@ -52,12 +52,28 @@ def test_a_search_decision_ends_within_its_budget():
     assert 0 < sum(root.values()) < MAX_ITERATIONS  # it searched, and was cut short
 
 
+class LeavesAtPoll(threading.Event):
+    """A client's ``gone`` event that sets itself at its ``polls``-th check: the client leaves
+    once the first search is under way (the table checks once before a decision, the search
+    at each iteration), whatever the machine's speed, where a timer would race the set-up."""
+
+    def __init__(self, polls: int) -> None:
+        super().__init__()
+        self.polls = polls
+
+    def is_set(self) -> bool:
+        self.polls -= 1
+        if self.polls == 0:
+            self.set()
+        return super().is_set()
+
+
 def test_a_stopped_table_leaves_the_agents_turns_for_later():
-    stop = threading.Event()
-    timer = threading.Timer(0.2, stop.set)
-    timer.start()
-    table = within(2.0, lambda: eight_seats(5.0, stop))  # stopped inside a 5-second search
-    assert table.owes_moves() and len(table.actions) < 7
+    stop = LeavesAtPoll(20)
+    table = within(60.0, lambda: eight_seats(5.0, stop))  # stopped inside a 5-second search
+    assert table.owes_moves() and table.actions == []  # the decision cut short is not played
+    cut = table.opponents[table.env.agent_selection].root_visits
+    assert 0 < sum(cut.values()) < 20  # it stopped at its next poll, not at its budget
     table.think_seconds = 0.05
     table.advance()
     assert table.to_act() and len(table.actions) == 7
@@ -99,8 +115,10 @@ def test_forty_costly_games_leave_other_requests_fast_and_stop_when_abandoned():
         with httpx.Client(base_url=server.url, timeout=10) as http:
             other = ok(http.post("/api/games", json={"env": "cardline_v0", "seed": 1}))
             sockets = [_open_request(server.port, COSTLY) for _ in range(GAMES)]
-            deadline = time.monotonic() + 10
-            while workers.busy < DEFAULT_WORKERS:  # the searches have started
+            deadline = time.monotonic() + 60
+            # Every search is in, two running and the rest queued (a game is seven decisions
+            # of a second each, so none ends meanwhile): the GETs below are timed under all 40.
+            while workers.busy < DEFAULT_WORKERS or workers.busy + workers.waiting < GAMES:
                 assert time.monotonic() < deadline, workers.state()
                 time.sleep(0.05)
             slowest = 0.0

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 import socket
-import time
 from pathlib import Path
 
 import pytest
@@ -245,7 +244,7 @@ def test_what_http_itself_cannot_parse_gets_the_json_error_and_no_traceback():
                     b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                     b'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"env":'
                 )
-        time.sleep(0.5)
+        server.wait_for_log("client left during POST /api/games", 50)  # each one handled
         ok_answer = raw_exchange(
             server.port, b"GET /api/envs HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
         )

@@ -70,7 +70,8 @@ class LiveServer:
 
 class ServeProcess:
     """``cardarena serve`` for real, in a process of its own on a free port: what a person
-    runs, with its printed lines and its log (stderr) kept for the test to read."""
+    runs, with its printed lines and its log (stderr, read as it comes by a thread: a test
+    can wait for a line, ``wait_for_log``) kept for the test to read."""
 
     def __init__(self, *args: str, timeout: float = 30) -> None:
         import re
@@ -84,6 +85,9 @@ class ServeProcess:
             [*command, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
         self.pid = self.process.pid
+        self._log: list[str] = []
+        self._reader = threading.Thread(target=self._read_log, daemon=True)
+        self._reader.start()
         self.lines: list[str] = []
         deadline = time.monotonic() + timeout
         match = None
@@ -104,6 +108,23 @@ class ServeProcess:
                     raise RuntimeError(f"serve does not answer: {self.stop()}") from None
                 time.sleep(0.05)
 
+    def _read_log(self) -> None:
+        if self.process.stderr is not None:
+            for line in self.process.stderr:
+                self._log.append(line)
+
+    def wait_for_log(self, text: str, count: int, timeout: float = 90.0) -> None:
+        """Until the log holds ``count`` lines with ``text`` in them: the server has handled
+        what they report, however loaded the machine (no sleep that hopes it has). The test
+        fails, showing the log, at once if the server stops or logs a traceback first, or
+        after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while sum(text in line for line in list(self._log)) < count:
+            failed = any("Traceback" in line for line in list(self._log))
+            if failed or time.monotonic() > deadline or self.process.poll() is not None:
+                raise AssertionError(f"never {count} lines with {text!r}:\n{self.stop()}")
+            time.sleep(0.05)
+
     def stop(self) -> str:
         """Stop the server (as Ctrl-C would) and return what it wrote on stderr."""
         import signal
@@ -116,4 +137,5 @@ class ServeProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        return self.process.stderr.read() if self.process.stderr else ""
+        self._reader.join(timeout=15)  # the pipe ends with the process
+        return "".join(self._log)
