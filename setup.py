@@ -1,7 +1,8 @@
 """Map the repo's top-level folders onto the ``cardarena`` import name.
 
-``envs/``, ``agents/``, ``training/`` and ``web/`` live at the repo root; installed they are
-``cardarena.envs``, ``cardarena.agents``, ``cardarena.training`` and ``cardarena.web``;
+``envs/``, ``agents/``, ``training/``, ``web/`` and ``openspiel/`` live at the repo root;
+installed they are ``cardarena.envs``, ``cardarena.agents``, ``cardarena.training``,
+``cardarena.web`` and ``cardarena.openspiel`` (which needs the ``open_spiel`` package);
 ``docs/`` installs as ``cardarena.docs`` for the rules it ships (``docs/rules/*.md``). Every
 subpackage is computed here rather than listed by hand, so a new game folder can never be
 silently left out of a non-editable install (tests/packaging checks the built wheel).
@@ -9,7 +10,7 @@ silently left out of a non-editable install (tests/packaging checks the built wh
 
 from setuptools import find_packages, setup
 
-ROOTS = ("envs", "agents", "training", "web", "docs")
+ROOTS = ("envs", "agents", "training", "web", "docs", "openspiel")
 
 packages = []
 package_dir = {}

@@ -23,6 +23,10 @@ The decisions taken where the rulebook is silent are listed in the env docstring
 A state that records (``record_events``) logs what the table saw; the kinds and their fields
 are listed in ``envs/beast_wars/story.py``. Every ``log`` call sits behind one
 ``self.events is not None`` test, so a state that does not record pays nothing more.
+
+Randomness comes only from the generator the state was dealt with, through the chance protocol
+(``envs/core/chance.py``: ``integers``, ``shuffle``, ``permutation``), so a seeded numpy
+generator and OpenSpiel's explicit chance nodes (``cardarena.openspiel``) drive the same code.
 """
 
 from __future__ import annotations

@@ -713,7 +713,8 @@ class BatchedCardline(BatchedRules):
 
 class _ShuffleRecorder:
     """Stands in for a state's generator during a replay and records the box at every
-    shuffle (``permutation`` is the rules' only draw in play)."""
+    shuffle (the box's reshuffle is the rules' only draw in play: ``shuffle`` since the
+    chance protocol, ``envs/core/chance.py``; ``permutation`` kept for older states)."""
 
     def __init__(self, rng: np.random.Generator, state: CardlineState) -> None:
         self.rng, self.state = rng, state
@@ -722,6 +723,10 @@ class _ShuffleRecorder:
     def permutation(self, size: int) -> np.ndarray:
         self.cards.update(self.state.box)
         return self.rng.permutation(size)
+
+    def shuffle(self, items: list[int]) -> None:
+        self.cards.update(self.state.box)
+        self.rng.shuffle(items)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.rng, name)

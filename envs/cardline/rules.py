@@ -11,6 +11,10 @@ A state that records (``record_events``) logs what the table saw; the kinds and 
 are listed in ``envs/cardline/story.py``. Every log call sits behind one
 ``self.events is not None`` test, so a state that does not record pays nothing more. Every
 event is public: names in hands are public (CL-3) and a placed card is shown to all.
+
+Randomness comes only from the generator the state was dealt with, through the chance protocol
+(``envs/core/chance.py``: ``integers``, ``shuffle``, ``permutation``), so a seeded numpy
+generator and OpenSpiel's explicit chance nodes (``cardarena.openspiel``) drive the same code.
 """
 
 from __future__ import annotations
@@ -287,7 +291,10 @@ class CardlineGame:
             cards = check_sequence(options["draw_pile"], "options['draw_pile']")
             fixed_pile = [claim(c, f"options['draw_pile'][{i}]") for i, c in enumerate(cards)]
         remainder = [card for card in range(self.deck_size) if card not in named]
-        shuffled = [remainder[i] for i in rng.permutation(len(remainder))]
+        # The chance protocol (core/chance.py): shuffling the card ids draws the same numbers
+        # as indexing by ``rng.permutation(len(remainder))``, and names each dealt card.
+        shuffled = remainder[:]
+        rng.shuffle(shuffled)
         needed = sum(self.hand_size for hand in fixed_hands if hand is None)
         needed += initial is None
         if fixed_pile is not None and needed > len(shuffled):
@@ -820,7 +827,8 @@ class CardlineState(RulesState):
                 if self.events is not None:
                     self.log("no_card", seat=seat, reason=reason)
                 return
-            self.pile = [self.box[i] for i in self.rng.permutation(len(self.box))]
+            self.pile = self.box[:]
+            self.rng.shuffle(self.pile)  # as ``box[i] for i in permutation``, bit for bit
             if self.events is not None:
                 self.log("reshuffled", cards=len(self.box))
             self.box = []

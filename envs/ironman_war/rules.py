@@ -16,6 +16,10 @@ rulebook is silent) are written once, in the env docstring (``envs/ironman_war/e
 Events (``core.events``, recorded only after ``record_events()``): every public happening is
 logged with ``self.log`` behind a ``self.events is not None`` test, so training pays only
 those attribute tests; the kinds are listed in ``envs/ironman_war/story.py``.
+
+Randomness comes only from the generator the state was dealt with, through the chance protocol
+(``envs/core/chance.py``: ``integers``, ``shuffle``, ``permutation``), so a seeded numpy
+generator and OpenSpiel's explicit chance nodes (``cardarena.openspiel``) drive the same code.
 """
 
 from __future__ import annotations

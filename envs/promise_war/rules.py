@@ -10,6 +10,10 @@ and repeated in the env docstring (``envs/promise_war/env.py``).
 With ``record_events()`` the state logs what the table saw (``core.events``; the kinds are
 listed in ``envs/promise_war/story.py``). Every log call is guarded by ``self.events is not
 None``, so training (which never records) pays only that attribute test.
+
+Randomness comes only from the generator the state was dealt with, through the chance protocol
+(``envs/core/chance.py``: ``integers``, ``shuffle``, ``permutation``), so a seeded numpy
+generator and OpenSpiel's explicit chance nodes (``cardarena.openspiel``) drive the same code.
 """
 
 from __future__ import annotations
@@ -135,8 +139,11 @@ class PromiseWarGame:
         if fixed is None:
             piles = []
             for deck in self.decks:
-                order = rng.permutation(len(deck))
-                piles.append([deck[i] for i in order])
+                # The chance protocol (core/chance.py): shuffling the powers draws the same
+                # numbers as indexing by ``rng.permutation(len(deck))``, and equal powers merge.
+                pile = list(deck)
+                rng.shuffle(pile)
+                piles.append(pile)
         else:
             piles = [list(deck) for deck in fixed]
         return PromiseWarState(self, rng, piles)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGE_FOLDERS = ("envs", "agents", "training", "web", "docs")
+PACKAGE_FOLDERS = ("envs", "agents", "training", "web", "docs", "openspiel")
 
 
 def test_imports_from_any_directory(tmp_path):
