@@ -49,6 +49,7 @@ from cardarena.envs.core import (
     TERMINATED,
     TRUNCATED,
     InvalidConfigError,
+    Outcome,
     check_seed,
     coerce_action,
 )
@@ -58,7 +59,8 @@ from .jsonl import append_lines, read_jsonl
 
 #: The ``format`` every record line carries; bumped if the line layout ever changes.
 RECORD_FORMAT = 1
-OUTCOMES = (TERMINATED, TRUNCATED, ILLEGAL_ACTION)
+#: The outcomes a record names (``Outcome.label``: records keep the words, infos the codes).
+OUTCOMES = (TERMINATED.label, TRUNCATED.label, ILLEGAL_ACTION.label)
 
 #: Limits of a record read from a file (module docstring).
 MAX_RECORDS_BYTES = MAX_JSONL_BYTES
@@ -216,16 +218,16 @@ class MatchRecord:
                 f"match record field 'steps' is {self.steps} but there are "
                 f"{len(self.actions)} actions"
             )
-        if (self.outcome == ILLEGAL_ACTION) != (self.offender is not None):
+        if (self.outcome == ILLEGAL_ACTION.label) != (self.offender is not None):
             raise InvalidConfigError(
                 "match record field 'offender' must name a seat exactly when the outcome is "
-                f"{ILLEGAL_ACTION!r} (outcome {self.outcome!r}, offender {self.offender!r})"
+                f"{ILLEGAL_ACTION.label!r} (outcome {self.outcome!r}, offender {self.offender!r})"
             )
         if self.offender is not None and self.offender not in self.lineup:
             raise InvalidConfigError(
                 f"match record field 'offender' {self.offender!r} is not a seat of {seats}"
             )
-        if self.outcome == ILLEGAL_ACTION and not self.actions:
+        if self.outcome == ILLEGAL_ACTION.label and not self.actions:
             raise InvalidConfigError(
                 "match record field 'actions' is empty but the outcome is an illegal action"
             )
@@ -390,7 +392,8 @@ def _play(
         action = coerce_action(chosen, num_actions, seat)
         game.step(action)
         actions.append(action)
-    outcome = final_info.get("outcome", TERMINATED)
+    outcome = Outcome(final_info.get("outcome", TERMINATED)).label
+    offender = final_info.get("offender", -1)  # a seat index, -1 for nobody
     returns = {seat: returns[seat] for seat in seats}
     return MatchRecord(
         env=env,
@@ -402,7 +405,7 @@ def _play(
         returns=returns,
         ranks=rank_returns(returns),
         outcome=outcome,
-        offender=final_info.get("offender") or None,  # the env says "" for nobody
+        offender=seats[offender] if offender >= 0 else None,
         steps=len(actions),
     )
 

@@ -216,7 +216,7 @@ def _walk(
         shown = first <= step < stop
         if not (action < len(mask) and mask[action]):
             claimed = (
-                record.outcome == ILLEGAL_ACTION
+                record.outcome == ILLEGAL_ACTION.label
                 and index == last
                 and record.offender == agent
                 and action < len(mask)
@@ -232,7 +232,7 @@ def _walk(
                 yield ReplayFrame(step, env.render(), (), agent, action, name, illegal=True)
             illegal_ended = True
             break
-        if record.outcome == ILLEGAL_ACTION and index == last:
+        if record.outcome == ILLEGAL_ACTION.label and index == last:
             raise ReplayError(
                 f"the record says {record.offender} ended the game with an illegal action, "
                 f"but its last action, {action} ({state.action_to_string(action)}), is legal "
@@ -274,7 +274,7 @@ def _check_end(env: Any, record: MatchRecord, illegal_ended: bool) -> None:
     seats = list(env.possible_agents)
     actions = record.actions
     if illegal_ended:
-        outcome = ILLEGAL_ACTION
+        outcome = ILLEGAL_ACTION.label
         returns = {
             seat: ILLEGAL_ACTION_REWARD if seat == record.offender else 0.0 for seat in seats
         }
@@ -285,7 +285,7 @@ def _check_end(env: Any, record: MatchRecord, illegal_ended: bool) -> None:
                 f"the actions ran out after {len(actions)} steps but the game is not over "
                 f"({agent} is to act; the action list was tampered with)"
             )
-        outcome = TERMINATED if state.is_terminal() else TRUNCATED
+        outcome = (TERMINATED if state.is_terminal() else TRUNCATED).label
         returns = {seat: float(value) for seat, value in zip(seats, state.returns(), strict=True)}
     if outcome != record.outcome:
         raise ReplayError(

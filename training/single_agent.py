@@ -10,6 +10,7 @@ pairs one seat's reward with another seat's observation; a test here checks we d
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, TypeAlias, runtime_checkable
@@ -22,11 +23,14 @@ from pettingzoo import AECEnv
 from cardarena.agents import Agent, RandomAgent, choose, env_spec_of, per_seat, start_game
 from cardarena.envs import make
 from cardarena.envs.core import (
+    ILLEGAL_ACTION,
     IllegalActionError,
     InvalidConfigError,
     ObservationScaler,
+    Seat,
     coerce_action,
 )
+from cardarena.envs.core.infos import fresh_info
 
 #: The ``illegal=`` options (see ``SingleAgentEnv``).
 ILLEGAL_MODES = ("mask", "loss", "resample")
@@ -59,13 +63,6 @@ class _ListSampler:
 
     def sample(self, rng: np.random.Generator) -> Agent | str:
         return self.entries[int(rng.integers(len(self.entries)))]
-
-
-def _fresh(info: dict[str, Any]) -> dict[str, Any]:
-    """A copy of an AEC info down to its arrays and dicts (``winners``, ``scores``): the AEC
-    env keeps one info per game until it ends, and Gymnasium users keep what each call
-    returns, so no two calls may share an object."""
-    return {k: v.copy() if isinstance(v, np.ndarray | dict) else v for k, v in info.items()}
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -108,6 +105,18 @@ class SingleAgentEnv(gymnasium.Env):
               uniformly random legal one drawn from the bridge's generator, and the step's
               ``info["resampled"]`` is True (False after a legal action).
 
+    Every info, from ``reset`` and from ``step``, has the same keys: the AEC env's (numbers
+    and arrays, ``cardarena.envs.core.infos``) plus ``learner`` (the learner's seat name) and
+    ``resampled`` (bool, always False unless ``illegal="resample"`` replaced
+    the action).
+
+    ``action_masks()`` is the learner's legal actions while it has a decision to make. When
+    it has none (before ``reset()``, which also warns, and after its game ended) every action
+    is allowed: Gymnasium's vector envs (``make_vec``, next-step autoreset) ignore the action
+    of the step that resets, and a mask of zeros would make a masked policy's distribution
+    undefined. Raising there instead would kill an SB3 ``SubprocVecEnv`` worker, whose
+    parent then sees only ``EOFError``.
+
     Reward and observation are always the learner's own: when the learner acts several
     times in a row (Iron Man commits three cards) each decision is its own step with reward
     0 in between; when the game ends on an opponent's move the learner's last step carries
@@ -144,7 +153,8 @@ class SingleAgentEnv(gymnasium.Env):
             self.aec.warn_on_illegal = warn_on_illegal
         self.scaler = ObservationScaler(self.aec.observation_space(seats[0])["observation"])
         self.observation_space = self.scaler.space
-        self.action_space = spaces.Discrete(int(self.aec.action_space(seats[0]).n))
+        self.num_actions = int(self.aec.action_space(seats[0]).n)
+        self.action_space = spaces.Discrete(self.num_actions)
         self._last: dict[str, np.ndarray] | None = None
 
     def set_opponent(self, opponent: OpponentSpec) -> None:
@@ -238,7 +248,7 @@ class SingleAgentEnv(gymnasium.Env):
         observation, _, terminated, truncated, info = self._advance()
         if terminated or truncated:
             raise RuntimeError("the game ended before the learner's first decision")
-        return observation, {**info, "learner": self.learner}
+        return observation, info
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self.illegal == "mask":
@@ -262,6 +272,14 @@ class SingleAgentEnv(gymnasium.Env):
         info["resampled"] = resampled
         return observation, reward, terminated, truncated, info
 
+    def _info(self, aec_info: dict[str, Any]) -> dict[str, Any]:
+        """The learner's info: a copy of the AEC env's (the AEC env keeps one dict per game
+        and Gymnasium users keep what each call returns), plus ``learner`` and ``resampled``."""
+        info = fresh_info(aec_info)
+        info["learner"] = self.learner
+        info["resampled"] = False
+        return info
+
     def _lose_by_illegal_action(
         self, action: int
     ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -269,18 +287,26 @@ class SingleAgentEnv(gymnasium.Env):
         try:
             self.aec.step(action)  # the wrapped env ends the game and records the outcome
         except IllegalActionError:  # a raw env refuses the move and keeps its state
-            info = {**_fresh(self.aec.infos[self.learner]), "outcome": "illegal_action"}
-            info.update(offender=self.learner, illegal_action=action)
+            info = self._info(self.aec.infos[self.learner])
+            offender = Seat(self.aec.possible_agents.index(self.learner))
+            info.update(outcome=ILLEGAL_ACTION, offender=offender, illegal_action=action)
             observation = self.scaler(self._last["observation"])
             return observation, ILLEGAL_ACTION_REWARD, True, False, info
         observation, _, _, _, info = self._advance()
         return observation, ILLEGAL_ACTION_REWARD, True, False, info
 
     def action_masks(self) -> np.ndarray:
-        """Boolean mask of the learner's legal actions (sb3-contrib's MaskablePPO protocol)."""
+        """Boolean mask of the learner's legal actions (sb3-contrib's MaskablePPO protocol);
+        every action when it has no decision to make (class docstring says why)."""
         if self._last is None:
-            raise RuntimeError("call reset() before action_masks()")
-        return self._last["action_mask"].astype(bool)
+            warnings.warn(
+                "action_masks() called before reset(): there is no game yet, so every action "
+                "is allowed; call reset() first",
+                stacklevel=2,
+            )
+            return np.ones(self.num_actions, dtype=bool)
+        mask = self._last["action_mask"].astype(bool)
+        return mask if mask.any() else np.ones_like(mask)
 
     def _advance(self) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Let opponents act until the learner must act or its game is over."""
@@ -291,7 +317,7 @@ class SingleAgentEnv(gymnasium.Env):
             if agent == self.learner:
                 self._last = observation
                 scaled = self.scaler(observation["observation"])
-                return scaled, float(reward), bool(terminated), bool(truncated), _fresh(info)
+                return scaled, float(reward), bool(terminated), bool(truncated), self._info(info)
             if terminated or truncated:
                 aec.step(None)
             else:

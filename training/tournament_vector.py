@@ -121,7 +121,7 @@ def play_pairing(
                 actions=[],
                 returns=returns,
                 ranks=rank_returns(returns),
-                outcome=TRUNCATED if batch.truncated[slot] else TERMINATED,
+                outcome=(TRUNCATED if batch.truncated[slot] else TERMINATED).label,
                 offender=None,
                 steps=int(steps[slot]),
             )

@@ -12,6 +12,7 @@ from .aec import (
 )
 from .errors import CardArenaError, IllegalActionError, InvalidConfigError, UnknownAgentError
 from .game import NO_PLAYER, CheckedActions, Game, GameState, RulesState
+from .infos import INFO_KEYS, NO_OFFENDER, Outcome, Seat
 from .observation import ObservationBuffer, ObservationLayout, ObservationScaler, Piece
 from .options import check_reset_options, per_player
 from .tables import Column, Table, load_table
@@ -19,6 +20,8 @@ from .wrappers import GameWrapper, wrap
 
 __all__ = [
     "ILLEGAL_ACTION",
+    "INFO_KEYS",
+    "NO_OFFENDER",
     "NO_PLAYER",
     "TERMINATED",
     "TRUNCATED",
@@ -34,8 +37,10 @@ __all__ = [
     "ObservationBuffer",
     "ObservationLayout",
     "ObservationScaler",
+    "Outcome",
     "Piece",
     "RulesState",
+    "Seat",
     "Table",
     "UnknownAgentError",
     "check_reset_options",

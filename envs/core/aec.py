@@ -22,6 +22,7 @@ from pettingzoo import AECEnv
 from .errors import IllegalActionError, InvalidConfigError, UnknownAgentError
 from .events import Event, describe_generic
 from .game import NO_PLAYER, Game, GameState, legal_index
+from .infos import NO_ILLEGAL_ACTION, NO_OFFENDER, Outcome, Seat, blank_info
 from .observation import ObservationLayout, ObservationScaler
 from .state_checks import check_loaded_state
 from .svg import text_table
@@ -30,13 +31,12 @@ from .validation import check_bool, check_int
 
 ObsDict = dict[str, np.ndarray]
 
-#: ``info["outcome"]`` at the end of a game.
-TERMINATED, TRUNCATED, ILLEGAL_ACTION = "terminated", "truncated", "illegal_action"
-#: ``info["outcome"]`` and ``info["offender"]`` while nothing has happened yet: every info key
-#: is there from ``reset()`` on with one type, so replay buffers can stack infos.
-ONGOING, NO_OFFENDER = "", ""
-#: ``info["illegal_action"]`` unless an illegal action ended the game.
-NO_ILLEGAL_ACTION = -1
+#: ``info["outcome"]`` at the end of a game (``Outcome`` codes; see ``infos``).
+TERMINATED, TRUNCATED, ILLEGAL_ACTION = (
+    Outcome.TERMINATED,
+    Outcome.TRUNCATED,
+    Outcome.ILLEGAL_ACTION,
+)
 #: The config flag every env takes for a ``[0, 1]`` observation Box (see ``GameAECEnv``).
 NORMALIZE_OBSERVATION = "normalize_observation"
 
@@ -397,41 +397,30 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
         if self.render_mode == "human":
             self.render()
 
-    def _info(
-        self,
-        outcome: str = ONGOING,
-        scores: Any = None,
-        winners: Any = None,
-        steps: int = 0,
-        offender: str = NO_OFFENDER,
-        illegal_action: int = NO_ILLEGAL_ACTION,
-    ) -> dict[str, Any]:
-        """One agent's info: the same keys, types and shapes from ``reset()`` to the end (the
-        neutral values until then), so replay buffers that stack infos (Tianshou's) accept it."""
-        seats = len(self.possible_agents)
-        return {
-            "outcome": outcome,
-            "scores": dict.fromkeys(self.possible_agents, 0.0) if scores is None else dict(scores),
-            "winners": np.zeros(seats, np.int8) if winners is None else winners.copy(),
-            "steps": steps,
-            "offender": offender,
-            "illegal_action": illegal_action,
-        }
+    def _info(self) -> dict[str, Any]:
+        """One agent's info at the start: the same keys, types and shapes as at every later
+        step (``infos.py``), so buffers that stack infos and tensorising clients accept it."""
+        return blank_info(len(self.possible_agents))
 
     def _record_outcome(
-        self, outcome: str, offender: str = NO_OFFENDER, illegal_action: int = NO_ILLEGAL_ACTION
+        self,
+        outcome: Outcome,
+        offender: Seat = NO_OFFENDER,
+        illegal_action: int = NO_ILLEGAL_ACTION,
     ) -> None:
         """Every agent's end-of-game info: outcome, final scores, winners, steps played."""
-        scores = {
-            agent: float(score)
-            for agent, score in zip(self.possible_agents, self.game_state.scores(), strict=True)
-        }
+        scores = np.asarray(self.game_state.scores(), np.float32)
         rewards = self.rewards
         winners = np.array([rewards.get(a, 0.0) > 0 for a in self.possible_agents], np.int8)
         for agent in self.agents:
-            self.infos[agent] = self._info(
-                outcome, scores, winners, self.num_steps, offender, illegal_action
-            )
+            self.infos[agent] = {
+                "outcome": outcome,
+                "scores": scores.copy(),
+                "winners": winners.copy(),
+                "steps": self.num_steps,
+                "offender": offender,
+                "illegal_action": illegal_action,
+            }
 
     def end_by_illegal_action(self, agent: str, action: int, reward: float) -> None:
         """PettingZoo's TerminateIllegalWrapper semantics, as a termination only: ``agent``
@@ -441,7 +430,8 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
         self.rewards[agent] = float(reward)
         self.terminations = dict.fromkeys(self.agents, True)
         self.truncations = dict.fromkeys(self.agents, False)
-        self._record_outcome(ILLEGAL_ACTION, offender=agent, illegal_action=int(action))
+        seat = Seat(self.possible_agents.index(agent))
+        self._record_outcome(ILLEGAL_ACTION, offender=seat, illegal_action=int(action))
         self._accumulate_rewards()
         self._deads_step_first()
         if self.render_mode == "human":

@@ -14,14 +14,14 @@ import numpy as np
 import pytest
 
 from cardarena.envs import ENVS, make, make_raw
-from cardarena.envs.core import ILLEGAL_ACTION
+from cardarena.envs.core import ILLEGAL_ACTION, INFO_KEYS, NO_OFFENDER, Outcome
 
 CASES = [
     pytest.param(name, config, id=f"{name}-{index}")
     for name, module in sorted(ENVS.items())
     for index, config in enumerate(module.raw_env.example_configs)
 ]
-KEYS = {"outcome", "scores", "winners", "steps", "offender", "illegal_action"}
+KEYS = set(INFO_KEYS)
 
 
 def signature(value: Any) -> tuple:
@@ -45,6 +45,12 @@ class Recorder:
         for info in infos.values():
             self.keys.add(tuple(info))
             for key, value in info.items():
+                # What a tensorising client (TorchRL's torch.as_tensor) accepts: a number or
+                # a numeric array; never a string, a dict or an object array.
+                numeric = isinstance(value, int | float | np.integer | np.floating) or (
+                    isinstance(value, np.ndarray) and value.dtype.kind in "biuf"
+                )
+                assert numeric, f"info[{key!r}] = {value!r} is not a number or numeric array"
                 self.types.setdefault(key, set()).add(signature(value))
 
     def check(self) -> None:
@@ -106,10 +112,11 @@ def test_infos_say_nothing_until_the_end_then_winners_match_the_rewards(name, co
                 final[agent] = (reward, info)
                 env.step(None)
                 continue
-            assert info["outcome"] == "" and info["steps"] == 0 and info["offender"] == ""
+            assert info["outcome"] == Outcome.ONGOING and info["steps"] == 0
+            assert info["offender"] == NO_OFFENDER and info["scores"].shape == (seats,)
             assert info["winners"].shape == (seats,) and not info["winners"].any()
             env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
         expected = [int(final[a][0] > 0) for a in env.possible_agents]
         for _, info in final.values():
             assert info["winners"].tolist() == expected and info["outcome"]
-            assert info["offender"] == "" and info["illegal_action"] == -1
+            assert info["offender"] == NO_OFFENDER and info["illegal_action"] == -1

@@ -31,6 +31,7 @@ import numpy as np
 import pytest
 
 from cardarena.envs import ENVS, make, make_raw
+from cardarena.envs.core import Outcome
 
 GOLDEN = Path(__file__).with_name("observation_golden.json")
 LEGAL_SEEDS = (0, 1, 2, 3, 4, 5, 6, 7)
@@ -110,7 +111,7 @@ def play(name: str, config: dict[str, Any], seed: int) -> dict[str, str]:
         record()
     info = hashlib.sha256()
     if final_info:
-        info.update(str(final_info["outcome"]).encode())
+        info.update(Outcome(final_info["outcome"]).label.encode())  # schema 1 hashed the word
         info.update(_floats(_per_seat(final_info["scores"], agents)))
         info.update(_floats([final_info["steps"]]))
     return {

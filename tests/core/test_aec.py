@@ -19,6 +19,7 @@ from cardarena.envs.core import (
     TRUNCATED,
     IllegalActionError,
     InvalidConfigError,
+    Outcome,
     UnknownAgentError,
 )
 
@@ -26,16 +27,16 @@ HANDS = {"hands": [[4, 0], [1, 2], [3, 3]]}
 
 
 def plain(info):
-    """``info`` with the per-seat ``winners`` array as a list, for ``==``."""
-    return {**info, "winners": info["winners"].tolist()}
+    """``info`` with its per-seat arrays as lists, for ``==``."""
+    return {**info, "winners": info["winners"].tolist(), "scores": info["scores"].tolist()}
 
 
 def neutral(agents):
     """The info every agent holds before the game ends (same keys and types as at the end)."""
-    scores = dict.fromkeys(agents, 0.0)
+    scores = [0.0] * len(agents)
     winners = [0] * len(agents)
-    return {"outcome": "", "scores": scores, "winners": winners, "steps": 0, "offender": "",
-            "illegal_action": -1}  # fmt: skip
+    return {"outcome": Outcome.ONGOING, "scores": scores, "winners": winners, "steps": 0,
+            "offender": -1, "illegal_action": -1}  # fmt: skip
 
 
 def play(e, actions):
@@ -68,7 +69,7 @@ def test_a_scripted_game_gets_turns_rewards_dead_steps_and_infos_right():
     expected_info = {
         **quiet,
         "outcome": TERMINATED,
-        "scores": {"player_0": 1, "player_1": 0, "player_2": 1},
+        "scores": [1, 0, 1],
         "steps": 6,
     }
     assert all(plain(info) == expected_info for info in e.infos.values())
@@ -103,7 +104,7 @@ def test_truncation_gives_zero_truncated_only_and_says_so():
     assert plain(e.infos["player_0"]) == {
         **neutral(e.possible_agents),
         "outcome": TRUNCATED,
-        "scores": {"player_0": 1, "player_1": 0},
+        "scores": [1, 0],
         "steps": 2,
     }
 
@@ -117,7 +118,7 @@ def test_an_illegal_action_ends_the_game_for_everyone_as_a_termination(caplog):
     assert all(e.terminations.values()) and not any(e.truncations.values())
     assert e._cumulative_rewards == {"player_0": 0.0, "player_1": -1.0, "player_2": 0.0}
     info = e.infos["player_2"]
-    assert info["outcome"] == ILLEGAL_ACTION and info["offender"] == "player_1"
+    assert info["outcome"] == ILLEGAL_ACTION and info["offender"] == 1
     assert info["illegal_action"] == 0 and info["steps"] == 1
     order = []
     for agent in e.agent_iter():

@@ -38,7 +38,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from cardarena.envs import ENVS
-from cardarena.envs.core import IllegalActionError
+from cardarena.envs.core import IllegalActionError, Outcome
 
 NAMES = sorted(ENVS)
 _PAIRS: dict[tuple[str, bool], tuple[Any, Any]] = {}
@@ -88,8 +88,8 @@ def check_step(name: str, wrapped: bool, seed: int, moves: int, value: Any) -> s
         env.step(value)  # in range, not legal: env() ends the game (documented)
         info = env.infos[agent]
         assert (info["outcome"], info["offender"], info["illegal_action"]) == (
-            "illegal_action",
-            agent,
+            Outcome.ILLEGAL_ACTION,
+            env.possible_agents.index(agent),
             index,
         )
         assert env.rewards[agent] == -1.0 and all(env.terminations.values())

@@ -294,7 +294,7 @@ def test_the_cap_terminates_with_the_bw8_outcome_not_a_truncation():
     assert all(env.terminations.values()) and not any(env.truncations.values())
     assert env.rewards == {"maximal": 0.0, "predacon": 0.0}
     info = env.infos["maximal"]
-    assert info["outcome"] == TERMINATED and info["scores"] == {"maximal": 3, "predacon": 3}
+    assert info["outcome"] == TERMINATED and info["scores"].tolist() == [3, 3]
     assert info["winners"].tolist() == [0, 0]
 
 

@@ -318,7 +318,7 @@ def test_a_shared_win_gives_plus_one_to_each_finisher_and_minus_one_to_the_elimi
     assert all(env.terminations.values())
     assert env.rewards == {"player_0": 1.0, "player_1": 1.0, "player_2": -1.0}
     assert env.infos["player_2"]["winners"].tolist() == [1, 1, 0]
-    assert env.infos["player_0"]["scores"] == {"player_0": 1, "player_1": 1, "player_2": 1}
+    assert env.infos["player_0"]["scores"].tolist() == [1, 1, 1]
 
 
 def test_eliminated_players_stay_in_agents_with_a_zero_mask_and_are_never_asked():

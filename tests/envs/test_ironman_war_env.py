@@ -18,7 +18,7 @@ from helpers import random_playout, strict_api_test
 from pettingzoo.test import seed_test
 
 from cardarena.envs import ENVS, ironman_war_v0
-from cardarena.envs.core import IllegalActionError, InvalidConfigError
+from cardarena.envs.core import IllegalActionError, InvalidConfigError, Outcome
 from cardarena.envs.ironman_war.env import observation_layout, state_layout
 from cardarena.envs.ironman_war.rules import KINDS, NUM_ACTIONS
 
@@ -224,6 +224,11 @@ def test_random_games_through_the_env_conserve_cards_and_mask_the_acting_seat_on
 
 
 # --- end of game: rewards, scores, infos -----------------------------------------------------
+def plain(info):
+    """``info`` with its arrays as lists, for ``==``."""
+    return {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in info.items()}
+
+
 def test_a_won_game_ends_with_outcome_scores_winners_and_steps_in_every_info():
     rng = np.random.default_rng(1)
     for seed in range(6):
@@ -238,7 +243,7 @@ def test_a_won_game_ends_with_outcome_scores_winners_and_steps_in_every_info():
                 infos_seen[agent] = (info, reward)
                 env.step(None)
                 continue
-            assert info["outcome"] == "" and not info["winners"].any()  # nothing yet
+            assert info["outcome"] == Outcome.ONGOING and not info["winners"].any()  # nothing yet
             env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
             steps += 1
         assert state.is_terminal()
@@ -247,12 +252,12 @@ def test_a_won_game_ends_with_outcome_scores_winners_and_steps_in_every_info():
         for agent in AGENTS:
             info, reward = infos_seen[agent]
             assert reward == (1.0 if agent == winner else -1.0)
-            assert {**info, "winners": info["winners"].tolist()} == {
-                "outcome": "terminated",
-                "scores": dict(zip(AGENTS, state.pawns, strict=True)),
+            assert {**plain(info)} == {
+                "outcome": Outcome.TERMINATED,
+                "scores": list(state.pawns),
                 "winners": [int(a == winner) for a in AGENTS],
                 "steps": steps,
-                "offender": "",
+                "offender": -1,
                 "illegal_action": -1,
             }
         assert sum(reward for _, reward in infos_seen.values()) == 0  # zero-sum
@@ -272,8 +277,8 @@ def test_truncation_gives_zero_to_both_and_says_so_in_the_infos():
     assert env.rewards == {"iron_man": 0.0, "war_machine": 0.0}
     for agent in AGENTS:
         info = env.infos[agent]
-        assert info["outcome"] == "truncated" and info["winners"].tolist() == [0, 0]
-        assert info["scores"] == {"iron_man": state.pawns[0], "war_machine": state.pawns[1]}
+        assert info["outcome"] == Outcome.TRUNCATED and info["winners"].tolist() == [0, 0]
+        assert info["scores"].tolist() == list(state.pawns)
         assert info["steps"] == env.unwrapped.num_steps > 0
     assert not env.unwrapped.state()[env.unwrapped.state_layout["to_act"]].any()
 
@@ -289,8 +294,8 @@ def test_an_illegal_action_through_env_ends_the_game_naming_the_offender():
     assert env.rewards == {"iron_man": -1.0, "war_machine": 0.0}
     for agent in AGENTS:
         info = env.infos[agent]
-        assert info["outcome"] == "illegal_action" and info["offender"] == "iron_man"
-        assert info["scores"] == {"iron_man": 1, "war_machine": 1}
+        assert info["outcome"] == Outcome.ILLEGAL_ACTION and info["offender"] == 0
+        assert info["scores"].tolist() == [1, 1]
         assert info["winners"].tolist() == [0, 0] and info["steps"] == 1
 
 

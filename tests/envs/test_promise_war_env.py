@@ -147,8 +147,8 @@ def test_wrapped_env_ends_the_game_with_minus_one_for_an_illegal_action(caplog):
     assert "Illegal move" in caplog.text  # PettingZoo's warning, on by default
     assert all(env.terminations.values()) and not any(env.truncations.values())
     assert env._cumulative_rewards == {"player_0": 0.0, "player_1": -1.0}
-    assert env.infos["player_0"]["offender"] == "player_1"
-    assert env.infos["player_0"]["scores"] == {"player_0": 0, "player_1": 0}
+    assert env.infos["player_0"]["offender"] == 1
+    assert env.infos["player_0"]["scores"].tolist() == [0, 0]
     with pytest.raises(IllegalActionError, match="out of range"):
         env2 = promise_war_v0.env()
         env2.reset(seed=0)

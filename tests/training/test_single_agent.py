@@ -8,7 +8,7 @@ import pytest
 
 from cardarena.agents import RandomAgent
 from cardarena.envs import ENVS, make, make_raw
-from cardarena.envs.core import InvalidConfigError, ObservationScaler
+from cardarena.envs.core import ILLEGAL_ACTION, TERMINATED, InvalidConfigError, ObservationScaler
 from cardarena.training import SingleAgentEnv, evaluate
 
 
@@ -197,7 +197,7 @@ def test_play_game_reports_decisions_and_the_final_info():
 
     env = make("promise_war_v0")
     record = play_game(env, {a: RandomAgent(i) for i, a in enumerate(env.possible_agents)}, seed=4)
-    assert record.final_info["outcome"] == "terminated"
+    assert record.final_info["outcome"] == TERMINATED
     assert record.steps == record.final_info["steps"]
     assert record.rewards == {a: env.unwrapped.game_state.returns()[i]
                               for i, a in enumerate(env.possible_agents)}  # fmt: skip
@@ -212,7 +212,7 @@ def test_the_bridge_passes_gymnasiums_env_checker_and_illegal_moves_are_terminat
     illegal = int(np.flatnonzero(~bridge.action_masks())[0])
     _, reward, terminated, truncated, info = bridge.step(illegal)
     assert (reward, terminated, truncated) == (-1.0, True, False)
-    assert info["outcome"] == "illegal_action" and info["offender"] == "player_0"
+    assert info["outcome"] == ILLEGAL_ACTION and info["offender"] == 0
 
 
 class RecordingModel:
@@ -495,7 +495,7 @@ def test_illegal_loss_ends_the_episode_with_minus_one_also_on_a_raw_env():
         illegal = int(np.flatnonzero(~bridge.action_masks())[0])
         observation, reward, terminated, truncated, info = bridge.step(illegal)
         assert (reward, terminated, truncated) == (-1.0, True, False)
-        assert info["outcome"] == "illegal_action" and info["offender"] == "player_0"
+        assert info["outcome"] == ILLEGAL_ACTION and info["offender"] == 0
         assert bridge.observation_space.contains(observation)
         bridge.reset(seed=1)  # the next episode starts normally
         legal = int(np.flatnonzero(bridge.action_masks())[0])
@@ -514,7 +514,7 @@ def test_illegal_resample_plays_a_random_legal_action_and_says_so():
         _, _, terminated, truncated, info = bridge.step(action)  # a raw env would raise
         flags.append(info["resampled"])
         if terminated or truncated:
-            assert info.get("outcome") != "illegal_action"
+            assert info.get("outcome") != ILLEGAL_ACTION
             bridge.reset()
     assert any(flags)
     bridge.reset(seed=0)

@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from cardarena.envs import ENVS, make_raw
-from cardarena.envs.core import IllegalActionError
+from cardarena.envs.core import ILLEGAL_ACTION, IllegalActionError
 from cardarena.envs.vector import has_batched
 from cardarena.training.gym_registration import gym_id, register_gym_envs
 from cardarena.training.single_agent import ILLEGAL_MODES, SingleAgentEnv
@@ -94,7 +94,7 @@ def check_bridge(name: str, kind: str, illegal: str, seed: int, moves: int, valu
         if illegal == "resample":
             assert got[4]["resampled"] is True
         else:  # the game ends with -1 for the learner
-            assert got[1:4] == (-1.0, True, False) and got[4]["outcome"] == "illegal_action"
+            assert got[1:4] == (-1.0, True, False) and got[4]["outcome"] == ILLEGAL_ACTION
         return f"illegal, {illegal}"
     with pytest.raises(IllegalActionError):
         env.step(value)
