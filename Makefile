@@ -12,8 +12,11 @@ DEPS := pyproject.toml setup.py .ci/constraints.txt
 # while .venv tests the newest gymnasium.
 RLLIB_VENV ?= .venv-rllib
 RLLIB_PY := $(RLLIB_VENV)/bin/python
+# AgileRL pins tensordict (and so pettingzoo < 1.27) against torchrl's: a venv of its own too.
+AGILERL_VENV ?= .venv-agilerl
+AGILERL_PY := $(AGILERL_VENV)/bin/python
 
-.PHONY: demo test test-rllib lint bench clean browser
+.PHONY: demo test test-rllib test-agilerl lint bench clean browser mutate
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -32,7 +35,7 @@ demo: $(VENV)/.installed-train
 lint: $(VENV)/.installed-dev
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m mypy envs agents training web
+	$(PY) -m mypy envs agents training web openspiel
 
 # The browser tests (tests/web) drive Debian's chromium through Playwright; nothing downloads a
 # browser of its own. As root it is installed here; otherwise the tests say how and skip
@@ -46,17 +49,19 @@ browser:
 
 # -n auto: pytest-xdist, one worker per core; --dist worksteal: a worker that runs out takes
 # queued tests from the other, so a long test at the end does not leave a core idle. The Ray
-# venv installs meanwhile, started first so that its unpacking and byte-compiling (minutes of
-# one core) overlap the one-core lint and the browser's install rather than the tests; its log
-# is shown only when the install fails.
+# and AgileRL venvs install meanwhile, started first so that their unpacking and byte-compiling
+# (minutes of one core) overlap the one-core lint and the browser's install rather than the
+# tests; a log is shown only when its install fails.
 test: $(VENV)/.installed-dev
-	@$(MAKE) --no-print-directory $(RLLIB_VENV)/.installed > $(RLLIB_VENV).log 2>&1 & \
+	@$(MAKE) --no-print-directory $(RLLIB_VENV)/.installed $(AGILERL_VENV)/.installed \
+		> $(RLLIB_VENV).log 2>&1 & \
 	installing=$$!; \
 	$(MAKE) --no-print-directory lint browser && $(PY) -m pytest -n auto --dist worksteal; tests=$$?; \
 	wait $$installing; installed=$$?; \
 	if [ $$installed -ne 0 ]; then cat $(RLLIB_VENV).log; exit $$installed; fi; \
 	exit $$tests
 	$(MAKE) test-rllib
+	$(MAKE) test-agilerl
 
 $(RLLIB_PY):
 	$(PYTHON) -m venv $(RLLIB_VENV)
@@ -75,8 +80,32 @@ test-rllib: $(RLLIB_VENV)/.installed
 		tests/training/test_rllib.py tests/conformance \
 		-k "not mask_is_exactly_what_the_rules_accept and not resample"
 
+$(AGILERL_PY):
+	$(PYTHON) -m venv $(AGILERL_VENV)
+
+$(AGILERL_VENV)/.installed: $(DEPS) | $(AGILERL_PY)
+	$(AGILERL_PY) -m pip install --quiet --constraint .ci/constraints.txt -e ".[agilerl]"
+	touch $@
+
+# AgileRL's IPPO example on every env through the Parallel view (tests marked slow in
+# tests/third_party/test_agilerl_example.py, run by this venv's python from the main one).
+test-agilerl: $(AGILERL_VENV)/.installed $(VENV)/.installed-dev
+	CARDARENA_REQUIRE_AGILERL=1 CARDARENA_AGILERL_PYTHON=$(AGILERL_PY) $(PY) -m pytest \
+		-p no:cacheprovider tests/third_party/test_agilerl_example.py
+
 bench: $(VENV)/.installed-dev
 	$(PY) bench/throughput.py
 
+# Mutation testing (not in CI: hours for every module). cosmic-ray mutates each module of
+# scripts/mutation.toml in copies of the repo and runs the tests mapped to it there; the report
+# is kept in docs/mutation/ (docs/contributing.md). MODULE=path runs one module, JOBS copies run
+# at once (nice'd: the machine stays usable), RECHECK=1 reruns only the kept survivors.
+MODULE ?=
+JOBS ?= 2
+RECHECK ?=
+mutate: $(VENV)/.installed-dev
+	nice -n 10 $(PY) scripts/mutants.py --jobs $(JOBS) $(if $(MODULE),--module $(MODULE)) \
+		$(if $(RECHECK),--recheck)
+
 clean:
-	rm -rf $(VENV) $(RLLIB_VENV) $(RLLIB_VENV).log build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(RLLIB_VENV) $(RLLIB_VENV).log $(AGILERL_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -17,6 +17,7 @@ from typing import Any
 
 from . import beast_wars_v0, cardline_v0, ironman_war_v0, promise_war_v0
 from .core import CardArenaError, GameAECEnv, IllegalActionError, InvalidConfigError
+from .core.parallel import parallel_env_factory
 
 #: Env name -> its versioned module (``<game>_v<N>``). Filled only by ``register_env``.
 ENVS: dict[str, ModuleType] = {}
@@ -80,12 +81,16 @@ def unregister_env(name: str) -> ModuleType:
         raise InvalidConfigError(f"unknown env {name!r}; available: {', '.join(sorted(ENVS))}")
     module = ENVS.pop(name)
     try:
-        from pettingzoo import aec_registry
+        from pettingzoo import aec_registry, parallel_registry
     except ImportError:
         return module
-    spec = aec_registry.get(pettingzoo_id(name))
+    env_id = pettingzoo_id(name)
+    spec = aec_registry.get(env_id)
     if spec is not None and spec.entry_point == _entry_point(module):
-        del aec_registry[pettingzoo_id(name)]
+        del aec_registry[env_id]
+    spec = parallel_registry.get(env_id)
+    if spec is not None and spec.entry_point == f"{module.__name__}:parallel_env":
+        del parallel_registry[env_id]
     return module
 
 
@@ -155,6 +160,16 @@ def make_raw(name: str, **config: Any):
     return ENVS[name].raw_env(**config)
 
 
+def make_parallel(name: str, **config: Any):
+    """``name`` through PettingZoo's Parallel API, one move a step (``core.parallel``): the
+    module's ``parallel_env`` if it has one, else the view of its ``env()``."""
+    if name not in ENVS:
+        raise InvalidConfigError(f"unknown env {name!r}; available: {', '.join(sorted(ENVS))}")
+    module = ENVS[name]
+    factory = getattr(module, "parallel_env", None) or parallel_env_factory(module.env)
+    return factory(**config)
+
+
 def pettingzoo_id(name: str) -> str:
     """PettingZoo registry id: ``promise_war_v0`` -> ``cardarena/promise_war-v0``."""
     game, _, version = name.rpartition("_v")
@@ -167,12 +182,14 @@ def _entry_point(module: ModuleType) -> str:
 
 def _register_with_pettingzoo(name: str, module: ModuleType) -> None:
     try:
-        from pettingzoo import aec_registry, register
+        from pettingzoo import aec_registry, parallel_registry, register
     except ImportError:  # PettingZoo < 1.27 has no registry; ENVS and make() still work
         return
     env_id = pettingzoo_id(name)
     if env_id not in aec_registry:
         register("aec", env_id, entry_point=_entry_point(module))
+    if callable(getattr(module, "parallel_env", None)) and env_id not in parallel_registry:
+        register("parallel", env_id, entry_point=f"{module.__name__}:parallel_env")
 
 
 register_env("beast_wars_v0", beast_wars_v0)
@@ -190,6 +207,7 @@ __all__ = [
     "check_env_module",
     "ironman_war_v0",
     "make",
+    "make_parallel",
     "make_raw",
     "on_register",
     "pettingzoo_id",

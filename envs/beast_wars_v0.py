@@ -3,7 +3,10 @@
 
 from .beast_wars import env as _module
 from .beast_wars.env import env, raw_env
+from .core.parallel import parallel_env_factory
 
 __doc__ = _module.__doc__
-__all__ = ["env", "raw_env"]
+parallel_env = parallel_env_factory(env)
+
+__all__ = ["env", "parallel_env", "raw_env"]
 BATCHED = "cardarena.envs.beast_wars.batched:BatchedBeastWars"

@@ -2,7 +2,10 @@
 
 from .cardline import env as _module
 from .cardline.env import env, raw_env
+from .core.parallel import parallel_env_factory
 
 __doc__ = _module.__doc__
 BATCHED = "cardarena.envs.cardline.batched:BatchedCardline"
-__all__ = ["env", "raw_env"]
+parallel_env = parallel_env_factory(env)
+
+__all__ = ["env", "parallel_env", "raw_env"]
