@@ -41,7 +41,11 @@ def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, f
     denominator = 1.0 + z2 / n
     centre = (p + z2 / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At p = 0 or 1 the bound is exactly 0 or 1; rounding could put it a hair inside, so that
+    # the interval missed its own estimate (a negative error bar in exploit's plot).
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == n else min(1.0, centre + half)
+    return low, high
 
 
 def bradley_terry(

@@ -178,3 +178,13 @@ def test_bradley_terry_rejects_what_it_cannot_rate():
         bradley_terry({("a", "b"): (-1, 1)})
     with pytest.raises(ValueError, match="anchor"):
         bradley_terry({("a", "b"): (1, 1)}, anchor="z")
+
+
+def test_wilson_always_contains_its_estimate_even_at_zero_and_all():
+    """At p = 1 the upper bound is exactly 1 (it once came out 0.9999999999999999 for 4,000
+    games all won, a negative error bar that crashed ``cardarena exploit``'s plot)."""
+    for n in (*range(1, 300), 4000, 10**6):
+        for successes in (0, n, n // 3, n - 0.5):
+            low, high = wilson_interval(successes, n)
+            assert 0.0 <= low <= successes / n <= high <= 1.0, (successes, n, low, high)
+        assert wilson_interval(n, n)[1] == 1.0 and wilson_interval(0, n)[0] == 0.0
