@@ -172,17 +172,12 @@ for the offender and 0 for the other; `raw_env` raises `IllegalActionError`.
 
 ## Infos
 
-Every agent's info holds the same seven keys from `reset()` to the end, each a number or an
-array of one dtype and shape, so every client can stack or tensorise them (Tianshou's `Batch`,
-TorchRL's `PettingZooWrapper`, AgileRL; `cardarena.envs.core.infos` is the reference):
-`action_mask` (int8 array, the same as `observation["action_mask"]`: the legal actions of the
-agent to act, zeros for the others), `outcome` (an `Outcome`: 0 during the game, then 1
-`TERMINATED` or 3 `ILLEGAL_ACTION`), `scores` (float32, one entry per seat in `possible_agents`
-order: characters left, board plus reserve; 0 until the end), `winners` (int8 per seat: 1 for
-the seat with reward +1, if any, all 0 until the end), `steps` (int, decisions played, setup
-picks included; 0 until the end), `offender` (the seat index whose illegal action ended the
-game, else -1) and `illegal_action` (that action, else -1). Before cardarena 0.2.0, `outcome`
-and `offender` were strings and `scores` a dict (CHANGELOG.md).
+The six keys of `cardarena.envs.core.infos`, numbers and numeric arrays of one dtype and shape
+from `reset()` on (strings and a dict before 0.2.0: CHANGELOG.md): `outcome`, `scores`,
+`winners` (per seat), `steps`, `offender` (a seat index, -1 for nobody), `illegal_action`. Here
+the outcome is `TERMINATED` or `ILLEGAL_ACTION` (the cap is a rule with an outcome, BW-8);
+`scores` counts the characters left, board plus reserve; `winners` marks the seat with reward
++1, if any; `steps` counts decisions, setup picks included.
 
 ## Decided rules (docs/rules/beast_wars_v0.md [decided] and gaps)
 

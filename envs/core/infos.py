@@ -41,22 +41,34 @@ INFO_KEYS = ("outcome", "scores", "winners", "steps", "offender", "illegal_actio
 NO_ILLEGAL_ACTION = -1
 
 
-def _compare(value: int, other: object, instead: str) -> bool:
-    """``value == other`` for an int code, refusing a string (schema-1 code) loudly."""
-    if isinstance(other, str):
-        raise TypeError(
-            f"info values are numbers since cardarena 0.2.0 (info schema 2): "
-            f"{type(value).__name__} {int(value)} compared with the string {other!r}; "
-            f"compare with {instead}"
-        )
-    if isinstance(other, int):
-        return int(value) == int(other)
-    return NotImplemented
+class _NumberCode:
+    """``==`` for an int code that refuses a string (a schema-1 comparison) loudly."""
+
+    _instead = ""
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            raise TypeError(
+                f"info values are numbers since cardarena 0.2.0 (info schema 2): "
+                f"{type(self).__name__} {int(self)} compared with the string {other!r}; "  # type: ignore[call-overload]
+                f"compare with {self._instead}"
+            )
+        if isinstance(other, int):
+            return int(self) == int(other)  # type: ignore[call-overload]
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return int.__hash__(self)  # type: ignore[arg-type]
 
 
-class Outcome(IntEnum):
+class Outcome(_NumberCode, IntEnum):
     """``info["outcome"]``: how the game stands for that agent (an int for tensors)."""
 
+    _ignore_ = ["_instead"]
     ONGOING = 0
     TERMINATED = 1
     TRUNCATED = 2
@@ -76,29 +88,14 @@ class Outcome(IntEnum):
                 return outcome
         raise ValueError(f"unknown outcome {label!r}; expected one of {[o.label for o in cls]}")
 
-    def __eq__(self, other: object) -> bool:
-        return _compare(self, other, "Outcome.TERMINATED etc., or compare .label")
 
-    def __ne__(self, other: object) -> bool:
-        equal = self.__eq__(other)
-        return equal if equal is NotImplemented else not equal
-
-    def __hash__(self) -> int:
-        return int.__hash__(self)
+Outcome._instead = "Outcome.TERMINATED etc., or compare .label"
 
 
-class Seat(int):
+class Seat(_NumberCode, int):
     """``info["offender"]``: a seat index (``possible_agents`` order), -1 for nobody."""
 
-    def __eq__(self, other: object) -> bool:
-        return _compare(self, other, "a seat index: env.possible_agents.index(name)")
-
-    def __ne__(self, other: object) -> bool:
-        equal = self.__eq__(other)
-        return equal if equal is NotImplemented else not equal
-
-    def __hash__(self) -> int:
-        return int.__hash__(self)
+    _instead = "a seat index: env.possible_agents.index(name)"
 
     def __repr__(self) -> str:
         return f"Seat({int(self)})"

@@ -14,6 +14,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from ppo_rollout import fill_rollout  # noqa: E402
 from torch import nn  # noqa: E402
 
 from cardarena.training import vector_ppo  # noqa: E402
@@ -85,16 +86,7 @@ def _filled_model(n_epochs: int) -> VectorPPO:
     )  # fmt: skip
     batch = SimpleNamespace(num_actions=4, scaler=SimpleNamespace(offset=np.zeros(6, np.float32)))
     model = VectorPPO(batch, config, seed=1)
-    rng = np.random.default_rng(1)
-    rollout = model.rollout
-    rollout.observations[:] = torch.from_numpy(rng.normal(size=(4, 4, 6)).astype(np.float32))
-    masks = rng.random((4, 4, 4)) < 0.6
-    masks[..., 0] = True
-    rollout.masks.numpy()[:] = masks
-    rollout.actions[:] = np.argmax(masks * rng.random((4, 4, 4)), axis=-1)
-    rollout.log_probs[:] = np.log(rng.uniform(0.2, 0.9, size=(4, 4)))
-    rollout.advantages[:] = rng.normal(size=(4, 4))
-    rollout.returns[:] = rng.normal(size=(4, 4))
+    fill_rollout(model.rollout, seed=1)
     return model
 
 

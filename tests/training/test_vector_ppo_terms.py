@@ -17,6 +17,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from ppo_rollout import fill_rollout  # noqa: E402
 from torch import nn  # noqa: E402
 
 from cardarena.training.vector_env import LearnerBatch  # noqa: E402
@@ -331,16 +332,8 @@ def test_update_steps_down_the_gradient_of_the_whole_total():
         net_arch=(8,),
     )
     model = VectorPPO(_SizeOnly(), config, seed=1)
-    rng = np.random.default_rng(1)
     rollout, n = model.rollout, 16
-    rollout.observations[:] = torch.from_numpy(rng.normal(size=(4, 4, 6)).astype(np.float32))
-    masks = rng.random((4, 4, 4)) < 0.6
-    masks[..., 0] = True
-    rollout.masks.numpy()[:] = masks
-    rollout.actions[:] = np.argmax(masks * rng.random((4, 4, 4)), axis=-1)
-    rollout.log_probs[:] = np.log(rng.uniform(0.2, 0.9, size=(4, 4)))
-    rollout.advantages[:] = rng.normal(size=(4, 4))
-    rollout.returns[:] = rng.normal(size=(4, 4))
+    fill_rollout(rollout, seed=1)
     reference = copy.deepcopy(model.network)
     logits, values = reference(rollout.observations.reshape(n, -1))
     losses = ppo_losses(
