@@ -134,7 +134,7 @@ def action_array(
         )
     if array.dtype.kind not in "iu":
         raise IllegalActionError(
-            f"actions must be integers, got dtype {array.dtype} (e.g. {array.flat[0]!r}); "
+            f"actions must be integers, got dtype {array.dtype} (e.g. {array.flat[0].item()!r}); "
             "bools and floats are refused, even 1.0"
         )
     if not array.dtype.isnative:  # the compiled check reads native byte order only

@@ -62,7 +62,7 @@ def agilerl_python() -> str:
         if os.environ.get("CARDARENA_REQUIRE_AGILERL"):
             pytest.fail(f"CARDARENA_REQUIRE_AGILERL is set but {python} does not exist")
         pytest.skip(f"no AgileRL venv at {python} (make .venv-agilerl/.installed)")
-    return python
+    return str(Path(python).absolute())  # the example runs in a temporary folder
 
 
 def run_example(names: list[str], fix: bool, tmp_path: Path) -> subprocess.CompletedProcess:
