@@ -29,8 +29,10 @@ UPSTREAM_LINES = {
     ),
 }
 SHIPPED = sorted(name for name in ENVS if name != "high_card_v0")
-#: Runs the example once per env named, stopped after its first ``learn`` (its progress bar's
-#: first update): the loop would otherwise run to 100,000 steps.
+#: Learning iterations run per env: the loop would otherwise run to 100,000 steps.
+LEARNS = 2
+#: Runs the example once per env named, stopped after ``LEARNS`` calls of ``learn`` (counted
+#: by its progress bar's updates, one after each).
 DRIVER = """
 import os, runpy, sys, time
 import tqdm
@@ -38,12 +40,14 @@ import tqdm
 class Learned(Exception):
     pass
 
-class StopAtFirstLearn(tqdm.tqdm):
+class StopAfterLearns(tqdm.tqdm):
     def update(self, n=1):
         super().update(n)
-        raise Learned
+        self.learns = getattr(self, "learns", 0) + 1
+        if self.learns >= int(os.environ["EXAMPLE_LEARNS"]):
+            raise Learned
 
-tqdm.tqdm = StopAtFirstLearn
+tqdm.tqdm = StopAfterLearns
 if os.environ.get("AGILERL_MASK_FIX"):
     runpy.run_path(os.environ["AGILERL_MASK_FIX"])
 for name in sys.argv[2:]:
@@ -67,6 +71,7 @@ def agilerl_python() -> str:
 
 def run_example(names: list[str], fix: bool, tmp_path: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore"}
+    env["EXAMPLE_LEARNS"] = str(LEARNS)
     env.pop("AGILERL_MASK_FIX", None)
     if fix:
         env["AGILERL_MASK_FIX"] = str(FIX)
