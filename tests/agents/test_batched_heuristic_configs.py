@@ -32,6 +32,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tie_breaks import tie_recorder
 
 from cardarena.agents import EnvSpec
 from cardarena.agents.batched import batched_heuristic
@@ -116,17 +117,9 @@ class Judge:
 @contextlib.contextmanager
 def tied_best(module: Any) -> Iterator[list[set[int]]]:
     """While open, every call of ``module.choose`` (a scalar heuristic's tie-break) appends
-    its set of tied best actions to the list yielded (``vector_checks.capture_ties``, which
-    takes pytest's function-scoped ``monkeypatch`` that Hypothesis tests cannot)."""
-    choose = module.choose
-    ties: list[set[int]] = []
-
-    def capture(actions: Any, scores: Any, generator: Any, tolerance: float = 1e-9) -> int:
-        values = np.asarray(scores, np.float64)
-        best = np.flatnonzero(values >= values.max() - tolerance)
-        ties.append({int(actions[k]) for k in best})
-        return choose(actions, scores, generator, tolerance)
-
+    its set of tied best actions to the list yielded (``tie_breaks.tie_recorder``; not
+    ``vector_checks.capture_ties``, whose ``monkeypatch`` Hypothesis cannot take)."""
+    capture, ties = tie_recorder(module)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(module, "choose", capture)
         yield ties

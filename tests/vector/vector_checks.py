@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from tie_breaks import tie_recorder
 
 from cardarena.envs import ENVS, make_raw
 from cardarena.envs.vector import batched_rules_class, has_batched, make_vec
@@ -204,16 +205,8 @@ def distribution_differences(
 
 
 def capture_ties(monkeypatch: Any, module: Any) -> list[set[int]]:
-    """Wrap ``module.choose`` (a scalar heuristic's tie-break) so that every call appends its
-    set of tied best actions to the list returned: a batched heuristic's action must be in it."""
-    choose = module.choose
-    ties: list[set[int]] = []
-
-    def capture(actions: Any, scores: Any, generator: Any, tolerance: float = 1e-9) -> int:
-        values = np.asarray(scores, np.float64)
-        best = np.flatnonzero(values >= values.max() - tolerance)
-        ties.append({int(actions[k]) for k in best})
-        return choose(actions, scores, generator, tolerance)
-
+    """Wrap ``module.choose`` so that every call appends its set of tied best actions to the
+    list returned: a batched heuristic's action must be in it."""
+    capture, ties = tie_recorder(module)
     monkeypatch.setattr(module, "choose", capture)
     return ties
