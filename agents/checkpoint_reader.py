@@ -37,6 +37,10 @@ OPTIMIZER = "optimizer.npz"
 SCALER = "scaler.npz"
 RNG = "rng.json"
 FILES = (POLICY, OPTIMIZER, SCALER, RNG)
+#: Vector PPO's magnet (the KL term's reference network), kept when it has weights.
+MAGNET = "magnet.npz"
+#: Files a checkpoint has when its ``meta.json`` lists them.
+OPTIONAL_FILES = (MAGNET,)
 #: Largest array file read from a checkpoint (a 2 x 4096-unit network is ~70 MB).
 MAX_ARRAY_FILE_BYTES = 512 * 1024 * 1024
 #: The MaskablePPO settings a checkpoint may hold (``training.ppo.SETTINGS`` has their
@@ -72,6 +76,8 @@ class CheckpointData:
     opponents: list[str] = field(default_factory=list)
     package_version: str = ""
     path: Path | None = None
+    #: The magnet's arrays by SB3 name (``magnet.npz``; None: the run had none to keep).
+    magnet: dict[str, np.ndarray] | None = field(default=None, repr=False)
 
     @property
     def actions(self) -> int:
@@ -160,7 +166,7 @@ def is_complete(path: Path) -> bool:
         return isinstance(files, dict) and all(
             isinstance(digest, str) and (path / name).is_file() and _sha256(path / name) == digest
             for name, digest in files.items()
-            if name in FILES
+            if name in FILES or name in OPTIONAL_FILES
         )
     except (InvalidConfigError, KeyError, TypeError, OSError):
         return False
@@ -300,7 +306,7 @@ def read_checkpoint(
     spec = _env_spec(meta["env"])
     shape = (int(meta["observation_shape"][0]),)
     actions = int(meta["actions"])
-    for name in FILES:
+    for name in files_of(meta):
         if not (path / name).is_file():
             raise InvalidConfigError(f"{where}: {name} is missing")
         if _sha256(path / name) != meta["files"].get(name):
@@ -325,6 +331,9 @@ def read_checkpoint(
     shapes = expected_shapes(shape[0], settings["net_arch"], actions, where)
     network = check_state(_arrays(path, POLICY, where), shapes, f"{where}: {POLICY}")
     moments = _checked_moments(_arrays(path, OPTIMIZER, where), shapes, where)
+    magnet = None
+    if MAGNET in meta["files"]:
+        magnet = check_state(_arrays(path, MAGNET, where), shapes, f"{where}: {MAGNET}")
     groups = meta.get("optimizer_param_groups") or []
     if not isinstance(groups, list) or not all(isinstance(g, dict) for g in groups):
         raise InvalidConfigError(f"{where}: corrupt {META}: optimizer_param_groups")
@@ -350,7 +359,15 @@ def read_checkpoint(
         opponents=_opponents_from(meta.get("opponents", []), path, where),
         package_version=str(meta.get("package_version", "")),
         path=path,
+        magnet=magnet,
     )
+
+
+def files_of(meta: Mapping[str, Any]) -> list[str]:
+    """The files of a checkpoint whose ``meta.json`` reads ``meta``: every one of ``FILES``
+    and the optional ones it lists."""
+    listed = meta.get("files", {})
+    return [*FILES, *(name for name in OPTIONAL_FILES if name in listed)]
 
 
 def _checked_settings(settings: dict[str, Any], where: str) -> dict[str, Any]:
@@ -391,8 +408,11 @@ def is_checkpoint(path: str | Path) -> bool:
 __all__ = [
     "FILES",
     "FORMAT",
+    "MAGNET",
     "META",
+    "OPTIONAL_FILES",
     "CheckpointData",
+    "files_of",
     "is_checkpoint",
     "is_complete",
     "read_checkpoint",

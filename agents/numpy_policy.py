@@ -114,13 +114,27 @@ class NumpyPolicy:
         rng: np.random.Generator | None = None,
     ) -> int:
         """The best legal action, or one sampled from the masked softmax when ``rng`` is given."""
+        if rng is None:
+            return int(np.argmax(self._masked_logits(observation, action_mask)))
+        probabilities = self.probabilities(observation, action_mask)
+        return int(rng.choice(probabilities.size, p=probabilities))
+
+    def probabilities(
+        self, observation: np.ndarray, action_mask: np.ndarray, greedy: bool = False
+    ) -> np.ndarray:
+        """What ``act`` plays, as probabilities over the actions (float64): the masked softmax
+        it samples from, or with ``greedy`` the one-hot of the action it picks without ``rng``."""
+        logits = self._masked_logits(observation, action_mask).astype(np.float64)
+        if greedy:
+            return np.eye(logits.size)[int(np.argmax(logits))]
+        weights = np.exp(logits - logits.max())
+        return weights / weights.sum()
+
+    def _masked_logits(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         logits = np.where(np.asarray(action_mask, bool), self.logits(observation), -np.inf)
         if not np.isfinite(logits).any():
             raise ValueError("no legal action in this observation (all-zero action_mask)")
-        if rng is None:
-            return int(np.argmax(logits))
-        probabilities = np.exp(logits - logits.max())
-        return int(rng.choice(logits.size, p=probabilities / probabilities.sum()))
+        return logits
 
     def check_env(self, observation_box: Any, actions: int, env_name: str) -> None:
         """Refuse an env this policy was not trained for, saying what differs."""
@@ -250,6 +264,18 @@ class NumpyPolicyAgent(BaseAgent):
         super().__init__(seed)
         self.policy = policy
         self.deterministic = deterministic
+
+    def probabilities(self, observation: Observation) -> np.ndarray:
+        """What ``act`` plays from this observation, as probabilities over the actions: the
+        one-hot of the greedy action, or the masked softmax it samples from with
+        ``deterministic=False``. The agent keeps no memory between decisions, so this is its
+        whole behaviour (``cardarena.openspiel.exact`` reads it)."""
+        if self.policy is None:
+            raise RuntimeError(f"{self!r}: call start_game(seat, env_spec) before probabilities()")
+        legal_actions(observation)
+        return self.policy.probabilities(
+            observation["observation"], observation["action_mask"], greedy=self.deterministic
+        )
 
     def act(self, observation: Observation) -> int:
         if self.policy is None:

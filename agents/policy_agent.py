@@ -105,6 +105,18 @@ class _LoadedPolicyAgent(BaseAgent):
         loaded with ``trust_pickle=true`` whose network is not a plain MlpPolicy)."""
         return isinstance(self._policy, NumpyPolicy)
 
+    def probabilities(self, observation: Observation) -> np.ndarray | None:
+        """As ``NumpyPolicyAgent.probabilities``; None for a network played by SB3's own
+        loader (``trust_pickle``), whose probabilities are not read here."""
+        if self._policy is None:
+            raise RuntimeError(f"{self.spec!r}: start_game() must come before probabilities()")
+        if not isinstance(self._policy, NumpyPolicy):
+            return None
+        legal_actions(observation)
+        return self._policy.probabilities(
+            observation["observation"], observation["action_mask"], greedy=self.deterministic
+        )
+
     def act(self, observation: Observation) -> int:
         if self._policy is None:
             raise RuntimeError(f"{self.spec!r}: start_game() must come before act()")

@@ -215,7 +215,13 @@ class AgentPolicy(os_policy.Policy):
     def distribution(self, decisions: list[Decision], player: int) -> dict[int, float]:
         """The agent's action probabilities at the last of ``decisions``, conditioned on its
         earlier actions (unconditioned if no draw repeats them: the state is then unreachable
-        under the agent, and any answer gives the same values)."""
+        under the agent, and any answer gives the same values). An agent without memory that
+        states its probabilities (a network: ``probabilities(observation)``) is read as it
+        says: exactly, for ``deterministic=false`` too."""
+        stated = self._stated(decisions[-1], player)
+        if stated is not None:
+            self.how["stated"] += 1
+            return stated
         for strict in (True, False):
             try:
                 weights, how = self._mixture(decisions, player, strict)
@@ -226,6 +232,15 @@ class AgentPolicy(os_policy.Policy):
                 self.how[how if strict else f"{how}, unreachable"] += 1
                 return {a: w / total for a, w in sorted(weights.items())}
         raise RuntimeError("the agent chose no action")  # pragma: no cover
+
+    def _stated(self, decision: Decision, player: int) -> dict[int, float] | None:
+        if not callable(getattr(self.agent, "probabilities", None)):
+            return None
+        start_game(self.agent, self.adapter.agents[player], self.env_spec)
+        probabilities = self.agent.probabilities(decision.observation)
+        if probabilities is None:
+            return None
+        return {int(a): float(probabilities[a]) for a in np.flatnonzero(probabilities)}
 
     def _mixture(
         self, decisions: list[Decision], player: int, strict: bool

@@ -64,6 +64,7 @@ from cardarena.agents.base import EnvSpec
 from cardarena.agents.checkpoint_reader import (
     FILES,
     FORMAT,
+    MAGNET,
     MAX_ARRAY_FILE_BYTES,
     META,
     OPTIMIZER,
@@ -77,6 +78,7 @@ from cardarena.agents.checkpoint_reader import (
     _fsync_dir,
     _sha256,
     _siblings,
+    files_of,
     is_checkpoint,
     is_complete,
     read_checkpoint,
@@ -230,10 +232,14 @@ def save_checkpoint(
         raise InvalidConfigError(f"env config {spec.config!r} is not JSON: {error}") from error
     settings = model_settings(model)
     network, moments, groups = model_state(model)
+    magnet = model.magnet.state() if getattr(model, "magnet", None) is not None else None
+    names = [*FILES, MAGNET] if magnet is not None else list(FILES)
     tmp = _fresh_tmp(path)
     try:
         np.savez(tmp / POLICY, **network)  # type: ignore[arg-type]
         np.savez(tmp / OPTIMIZER, **moments)  # type: ignore[arg-type]
+        if magnet is not None:
+            np.savez(tmp / MAGNET, **magnet)
         np.savez(tmp / SCALER, offset=scaler.offset, scale=scaler.scale)
         (tmp / RNG).write_text(json.dumps(_json_rng(rng_state)))
         meta = {
@@ -248,7 +254,7 @@ def save_checkpoint(
             "settings": settings,
             "optimizer_param_groups": groups,
             "opponents": _opponent_entries(opponents, path),
-            "files": {name: _sha256(tmp / name) for name in FILES},
+            "files": {name: _sha256(tmp / name) for name in names},
         }
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -271,7 +277,7 @@ def copy_checkpoint(source: str | Path, path: str | Path) -> Path:
     ]  # fmt: skip
     tmp = _fresh_tmp(path)
     try:
-        for name in FILES:
+        for name in files_of(meta):
             shutil.copyfile(source / name, tmp / name)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -297,7 +303,7 @@ def _install(tmp: Path, path: Path, meta: Mapping[str, Any]) -> Path:
     only once the new one is in place (``recover`` undoes a kill between)."""
     old = path.parent / f".{path.name}.old-{uuid.uuid4().hex}"
     try:
-        for name in FILES:
+        for name in files_of(meta):
             _fsync_file(tmp / name)
         with open(tmp / META, "w") as handle:
             json.dump(meta, handle, indent=2, allow_nan=False)
@@ -329,6 +335,7 @@ def load_checkpoint(
 __all__ = [
     "FILES",
     "FORMAT",
+    "MAGNET",
     "MAX_ARRAY_FILE_BYTES",
     "META",
     "OPTIMIZER",

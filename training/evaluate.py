@@ -166,6 +166,13 @@ def evaluation_row(
     missing = [name for name in BASELINES if name not in baselines]
     if missing:
         row["not_evaluated"] = {name: f"{env_name} has no {name}" for name in missing}
+    if games < 1:  # --eval-games 0 / --final-eval-games 0: nothing played, said as such
+        row["not_evaluated"] = {
+            **row.get("not_evaluated", {}),
+            **{name: "0 games asked" for name in baselines},
+        }
+        row["baselines"] = []
+        return row
     for name in baselines:
         result = play(name, games)
         row[f"win_rate_{name}"] = result.win_rate

@@ -77,6 +77,8 @@ VECTOR_DEFAULTS: dict[str, dict[str, Any]] = {
 }
 #: The ``--backend`` choices.
 BACKENDS = ("sb3", "rllib", "vector")
+#: The ``--magnet`` choices: the reference policy of vector PPO's KL term.
+MAGNETS = ("uniform", "copy", "average")
 #: For an env without its own entry in ``DEFAULTS``.
 FALLBACK = DEFAULTS["promise_war_v0"]
 #: The ``TrainArgs`` fields a game's ``DEFAULTS`` entry fills when they are None.
@@ -148,6 +150,20 @@ class TrainArgs:
     """The hidden layers' matrix products: ``bfloat16`` (autocast; weights, heads and losses
     stay float32), ``float32``, or ``auto``: bfloat16 where the CPU has AMX or AVX-512 BF16
     units, else float32."""
+    kl_coef: float = field(default=0.0, metadata=meta(rule=Number(float, 0.0, 1e6), **VECTOR))
+    """Weight of the magnet term, ``KL(policy || magnet)``, in the loss (0: none). It holds
+    self-play near a reference policy so that it does not drift into a habit a fixed plan
+    can beat (Magnetic Mirror Descent)."""
+    magnet: str = field(default="uniform", metadata=meta(choices=MAGNETS, **VECTOR))
+    """The magnet: ``uniform`` over the legal actions, ``copy`` (the network as it was, copied
+    every ``--magnet-every`` rollouts) or ``average`` (an exponential average of the network's
+    weights, ``--magnet-rate`` of the way after every rollout)."""
+    magnet_every: int = field(default=10, metadata=meta(rule=Number(int, 1, _NEVER), **VECTOR))
+    """With ``--magnet copy``: rollouts between copies."""
+    magnet_rate: float = field(
+        default=0.05, metadata=meta(rule=Number(float, 0.0, 1.0, low_open=True), **VECTOR)
+    )
+    """With ``--magnet average``: how far the average moves toward the network per rollout."""
     num_players: int | None = field(default=None, metadata=meta(rule=Number(int, 2, 64)))
     """Seats at the table for envs that take ``num_players`` (None: the env's default)."""
     n_steps: int | None = field(default=None, metadata=meta(rule=Number(int, 1, 1 << 20), **SB3))

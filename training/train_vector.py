@@ -59,7 +59,7 @@ LEAGUE_HISTORY = "league"
 #: Columns of ``progress.csv``.
 PROGRESS_COLUMNS = (
     "step", "seconds", "cpu_seconds", "steps_per_second", "games_ended", "mean_return",
-    "mean_length", "policy_loss", "value_loss", "entropy", "clip_fraction",
+    "mean_length", "policy_loss", "value_loss", "entropy", "clip_fraction", "kl",
 )  # fmt: skip
 
 
@@ -82,6 +82,7 @@ def ppo_config(args: TrainArgs) -> Any:
         net_arch=tuple(hyper["net_arch"]),
         **args.ppo_settings(),
         precision=precision,
+        **{key: getattr(args, key) for key in MAGNET_FLAGS},
     )
 
 
@@ -136,6 +137,7 @@ class _Run:
             raise InvalidConfigError(f"{out} already holds a run; pass --resume or another --out")
         if self.checkpoint is not None:
             check_same_settings(out, args, GEOMETRY, "rollout flags")
+            check_same_settings(out, args, MAGNET_FLAGS, "magnet flags")
         self.baselines = available_baselines(self.spec)
         extra = [spec for spec in evaluate_against if spec not in self.baselines]
         self.evaluated = [*self.baselines, *dict.fromkeys(extra)]
@@ -207,6 +209,10 @@ class _Run:
             model, checkpoint.network, checkpoint.moments or None, checkpoint.param_groups or None
         )
         model.num_timesteps, model._n_updates = checkpoint.step, checkpoint.n_updates
+        if model.magnet is not None and checkpoint.magnet is not None:
+            model.magnet.load(checkpoint.magnet)
+        elif model.magnet is not None:  # a run that had no magnet to keep: it starts here
+            model.magnet.follow()
         state = checkpoint.rng_state or {}
         vector = state.get("vector")
         if not isinstance(vector, dict) or state.get("torch") is None:
@@ -344,6 +350,8 @@ class _Run:
 
 #: Settings a vector resume must repeat: they shape the rollout and its generators.
 GEOMETRY = ("num_envs", "rollout_steps", "minibatch_size", "seed", "num_players")
+#: The magnet term's flags: a resume repeats them (the checkpoint holds the magnet itself).
+MAGNET_FLAGS = ("kl_coef", "magnet", "magnet_every", "magnet_rate")
 
 
 #: Checkpoints closer than this many rollouts cut games short (each one deals every game anew).

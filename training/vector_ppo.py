@@ -23,8 +23,17 @@ products dominate. The parts, in the order they run:
    once.
 5. **Update** (``VectorPPO.update``): ``n_epochs`` passes over the rollout in shuffled
    minibatches; clipped policy loss on per-minibatch normalised advantages, value MSE, entropy
-   bonus (``ppo_losses``, each term a function of its own), gradient norm clipping, Adam
-   (eps 1e-5 as SB3).
+   bonus and, when ``kl_coef > 0``, the magnet term (``ppo_losses``, each term a function of
+   its own), gradient norm clipping, Adam (eps 1e-5 as SB3).
+6. **Magnet** (``Magnet``): the KL divergence from the policy to a reference policy, times
+   ``kl_coef``, added to the loss, as in Magnetic Mirror Descent (Sokota et al. 2023; tuned for
+   imperfect-information games by Rudolph et al. 2025). It holds self-play near a reference
+   so that it does not chase its own last move into a habit a fixed plan can beat. The
+   reference: ``uniform`` (the KL is then ``log(legal actions)`` minus the entropy: a second
+   entropy bonus), ``copy`` (the network as it was, copied every ``magnet_every`` rollouts) or
+   ``average`` (an exponential average of the network's weights, moved ``magnet_rate`` of the
+   way after every rollout). Its weights are part of a checkpoint (``magnet.npz``), so a
+   resumed run continues bit for bit.
 
 Precision: the hidden layers run in bfloat16 under ``torch.autocast`` when
 ``precision="bfloat16"`` (the default where the CPU has AMX or AVX-512 BF16 matrix units,
@@ -50,6 +59,8 @@ from torch import nn
 
 from cardarena.agents.numpy_policy import NumpyPolicy
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
+
+from .train_args import MAGNETS
 
 #: The ``precision`` choices.
 PRECISIONS = ("bfloat16", "float32")
@@ -83,6 +94,10 @@ class PPOConfig:
     max_grad_norm: float = 0.5
     net_arch: tuple[int, ...] = (128, 128)
     precision: str = "float32"
+    kl_coef: float = 0.0
+    magnet: str = "uniform"
+    magnet_every: int = 10
+    magnet_rate: float = 0.05
 
     @property
     def rollout_size(self) -> int:
@@ -114,6 +129,7 @@ class ActorCritic(nn.Module):
         self, observation_size: int, actions: int, net_arch: tuple[int, ...], precision: str
     ) -> None:
         super().__init__()
+        self.observation_size = observation_size
         self.mlp_extractor = _Branch(observation_size, tuple(net_arch))
         last = net_arch[-1] if net_arch else observation_size
         self.action_net = nn.Linear(last, actions)
@@ -161,6 +177,22 @@ def masked_entropy(log_probs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor
     ``exp`` of huge negative numbers takes torch's slow path (7x slower at 444 actions)."""
     legal = log_probs.masked_fill(~masks, 0.0)
     return -(legal.exp() * legal).sum(-1)
+
+
+def masked_kl(
+    log_probs: torch.Tensor, reference_log_probs: torch.Tensor, masks: torch.Tensor
+) -> torch.Tensor:
+    """``KL(p || q)`` per row over the legal actions, ``sum p (log p - log q)``, from the
+    masked log-probs of ``p`` (the policy) and ``q`` (the magnet); illegal actions count 0."""
+    p_log = log_probs.masked_fill(~masks, 0.0)
+    q_log = reference_log_probs.masked_fill(~masks, 0.0)
+    return (p_log.exp() * (p_log - q_log)).sum(-1).masked_fill(~masks.any(-1), 0.0)
+
+
+def uniform_log_probs(masks: torch.Tensor) -> torch.Tensor:
+    """The uniform policy over each row's legal actions, as masked log-probs."""
+    legal = masks.sum(-1, keepdim=True).clamp(min=1).to(torch.float32)
+    return (-torch.log(legal)).expand(masks.shape).masked_fill(~masks, torch.finfo().min)
 
 
 # --- the rollout buffer ------------------------------------------------------------------
@@ -259,6 +291,7 @@ class PPOLosses:
     value: torch.Tensor
     entropy: torch.Tensor
     clip_fraction: torch.Tensor
+    kl: torch.Tensor
 
 
 def ppo_losses(
@@ -273,11 +306,14 @@ def ppo_losses(
     clip_range: float,
     vf_coef: float,
     ent_coef: float,
+    kl_coef: float = 0.0,
+    magnet_log_probs: torch.Tensor | None = None,
 ) -> PPOLosses:
     """The loss of one minibatch from the network's ``logits`` and ``values`` and the rollout's
     rows: the clipped policy loss on normalised advantages, plus ``vf_coef`` times the value
     MSE (unclipped: ``clip_range_vf`` is None), minus ``ent_coef`` times the mean masked
-    entropy (a bonus: minimising the total raises the entropy)."""
+    entropy (a bonus: minimising the total raises the entropy), plus ``kl_coef`` times the
+    mean ``KL(policy || magnet)`` (``magnet_log_probs``, masked; None: no magnet, KL 0)."""
     log_probs = masked_log_probs(logits, masks)
     chosen = log_probs.gather(1, actions[:, None]).squeeze(1)
     policy, clip_fraction = clipped_policy_loss(
@@ -286,7 +322,72 @@ def ppo_losses(
     value = torch.mean((returns - values) ** 2)
     entropy = masked_entropy(log_probs, masks).mean()
     total = policy + vf_coef * value - ent_coef * entropy
-    return PPOLosses(total, policy, value, entropy, clip_fraction)
+    kl = torch.zeros(())
+    if magnet_log_probs is not None:
+        kl = masked_kl(log_probs, magnet_log_probs, masks).mean()
+        total = total + kl_coef * kl
+    return PPOLosses(total, policy, value, entropy, clip_fraction, kl)
+
+
+# --- 6. the magnet -----------------------------------------------------------------------
+class Magnet:
+    """The reference policy of the KL term (``PPOConfig.magnet``): ``log_probs`` of a
+    minibatch, ``after_rollout`` moves it, ``state``/``load`` keep it in a checkpoint."""
+
+    def __init__(self, network: ActorCritic, config: PPOConfig) -> None:
+        if config.magnet not in MAGNETS:
+            raise InvalidConfigError(f"magnet must be one of {MAGNETS}, got {config.magnet!r}")
+        self.kind, self.every, self.rate = config.magnet, config.magnet_every, config.magnet_rate
+        self.network = network
+        #: A frozen float32 copy of the network for ``copy`` and ``average`` (None: uniform).
+        self.reference: ActorCritic | None = None
+        if self.kind != "uniform":
+            self.reference = ActorCritic(
+                network.observation_size,
+                network.action_net.out_features,
+                tuple(config.net_arch),
+                "float32",
+            )
+            self.reference.requires_grad_(False)
+            self.follow()
+
+    @torch.no_grad()
+    def follow(self) -> None:
+        """Make the reference the network as it is now (at the start, after a warm start)."""
+        if self.reference is not None:
+            self.reference.load_state_dict(self.network.state_dict())
+
+    @torch.no_grad()
+    def log_probs(self, observations: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+        if self.reference is None:
+            return uniform_log_probs(masks)
+        return masked_log_probs(self.reference(observations.float())[0], masks)
+
+    @torch.no_grad()
+    def after_rollout(self, rollouts_done: int) -> None:
+        """``copy``: the network's weights every ``every`` rollouts; ``average``:
+        ``reference <- (1 - rate) reference + rate network`` after every rollout."""
+        if self.reference is None:
+            return
+        own = self.network.state_dict()
+        if self.kind == "copy":
+            if rollouts_done % self.every == 0:
+                self.follow()
+            return
+        for name, value in self.reference.state_dict().items():
+            value.lerp_(own[name].float(), self.rate)
+
+    def state(self) -> dict[str, np.ndarray] | None:
+        """The reference's arrays by SB3 name (None: uniform, nothing to keep)."""
+        if self.reference is None:
+            return None
+        return {k: v.detach().numpy().copy() for k, v in self.reference.state_dict().items()}
+
+    def load(self, arrays: Mapping[str, np.ndarray]) -> None:
+        assert self.reference is not None
+        self.reference.load_state_dict(
+            {k: torch.as_tensor(np.array(v, np.float32)) for k, v in arrays.items()}
+        )
 
 
 class _Policy:
@@ -323,6 +424,8 @@ class VectorPPO:
         self.network = ActorCritic(size, actions, tuple(config.net_arch), config.precision)
         optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate, eps=1e-5)
         self.policy = _Policy(self.network, optimizer)
+        #: The KL term's reference policy (None when ``kl_coef`` is 0: no term, no cost).
+        self.magnet = Magnet(self.network, config) if config.kl_coef > 0 else None
         self.generator = torch.Generator().manual_seed(seed)
         dtype = torch.bfloat16 if config.precision == "bfloat16" else torch.float32
         self.rollout = Rollout.allocate(config.rollout_steps, config.num_envs, size, actions, dtype)
@@ -408,13 +511,16 @@ class VectorPPO:
         returns = torch.from_numpy(rollout.returns.reshape(n))
         optimizer = self.policy.optimizer
         parameters = list(self.network.parameters())
-        totals = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "clip_fraction": 0.0}
+        totals = dict.fromkeys(("policy_loss", "value_loss", "entropy", "clip_fraction", "kl"), 0.0)
         updates = 0
         for _ in range(config.n_epochs):
             order = torch.randperm(n, generator=self.generator)
             for start in range(0, n, config.minibatch_size):
                 rows = order[start : start + config.minibatch_size]
                 logits, values = self.network(observations[rows])
+                magnet = None
+                if self.magnet is not None:
+                    magnet = self.magnet.log_probs(observations[rows], masks[rows])
                 losses = ppo_losses(
                     logits,
                     values,
@@ -426,6 +532,8 @@ class VectorPPO:
                     clip_range=config.clip_range,
                     vf_coef=config.vf_coef,
                     ent_coef=config.ent_coef,
+                    kl_coef=config.kl_coef,
+                    magnet_log_probs=magnet,
                 )
                 optimizer.zero_grad(set_to_none=True)
                 losses.total.backward()
@@ -435,6 +543,7 @@ class VectorPPO:
                 totals["value_loss"] += float(losses.value.detach())
                 totals["entropy"] += float(losses.entropy.detach())
                 totals["clip_fraction"] += float(losses.clip_fraction)
+                totals["kl"] += float(losses.kl.detach())
                 updates += 1
         self._n_updates += config.n_epochs
         return {key: value / max(updates, 1) for key, value in totals.items()}
@@ -445,6 +554,8 @@ class VectorPPO:
         gae(self.rollout, last_values, self.config.gamma, self.config.gae_lambda)
         stats = self.update()
         self.num_timesteps += self.config.rollout_size
+        if self.magnet is not None:
+            self.magnet.after_rollout(self.num_timesteps // self.config.rollout_size)
         return stats
 
     # --- starting from another network ----------------------------------------------------
@@ -480,6 +591,8 @@ class VectorPPO:
         with torch.no_grad():
             for name, array in arrays.items():
                 own[name].copy_(torch.from_numpy(np.asarray(array, np.float32)))
+        if self.magnet is not None:
+            self.magnet.follow()
         if value_fits:
             return "policy and value networks"
         if value:
@@ -552,6 +665,7 @@ def flops_per_step(observation_size: int, actions: int, config: PPOConfig) -> fl
 __all__ = [
     "PRECISIONS",
     "ActorCritic",
+    "Magnet",
     "PPOConfig",
     "PPOLosses",
     "Rollout",
@@ -563,8 +677,10 @@ __all__ = [
     "flops_per_step",
     "gae",
     "masked_entropy",
+    "masked_kl",
     "masked_log_probs",
     "normalize_advantages",
     "ppo_losses",
+    "uniform_log_probs",
     "warm_start_problem",
 ]

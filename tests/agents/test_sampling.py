@@ -173,8 +173,22 @@ def test_pretrained_sampling_follows_the_masked_softmax_one_decision_at_a_time(e
     stated = stated_probabilities(policy, _env_scaler(env_name), observations, masks)
     own = np.exp(np.where(masks, [policy.logits(o) for o in observations], -np.inf))
     np.testing.assert_allclose(own / own.sum(axis=1, keepdims=True), stated, atol=1e-5)
+    said = [agent.probabilities({"observation": o, "action_mask": m.astype(np.int8)})
+            for o, m in zip(observations, masks, strict=True)]  # fmt: skip
+    np.testing.assert_allclose(said, stated, atol=1e-5)  # what cardarena.openspiel.exact reads
     draws = _scalar_draws(agent, observations, masks, 4_000)
     assert_frequencies(draws, stated, f"pretrained:deterministic=false on {env_name}")
+
+
+@pytest.mark.parametrize("env_name", SHIPPED)
+def test_the_greedy_agent_states_the_one_action_it_plays(env_name):
+    observations, masks = random_decisions(env_name, games=1)
+    agent = make_agent("pretrained", seed=0)
+    agent.start_game("player_0", EnvSpec(env_name))
+    for o, m in zip(observations[:20], masks[:20], strict=True):
+        observation = {"observation": o, "action_mask": m.astype(np.int8)}
+        said = agent.probabilities(observation)
+        assert said.sum() == 1.0 and said[agent.act(observation)] == 1.0
 
 
 @pytest.mark.parametrize("env_name", SHIPPED)

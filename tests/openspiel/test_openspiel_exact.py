@@ -322,3 +322,44 @@ def test_parameters_are_read_as_the_game_types_them() -> None:
     with pytest.raises(ValueError, match="unknown parameter"):
         exact.typed("promise_war_v0", {"deck": "1"})
     assert isinstance(pyspiel.load_game("cardarena_promise_war", params), pyspiel.Game)
+
+
+@pytest.mark.parametrize("deterministic", [False, True])
+def test_a_network_is_read_as_the_probabilities_it_states(
+    tmp_path: Path, deterministic: bool
+) -> None:
+    """A network keeps no memory, so its behaviour at an information state is its masked
+    softmax (or argmax) on the observation there: read exactly, no seeds, and every seat's
+    on-policy value is what playing those probabilities gives."""
+    from cardarena.agents.numpy_policy import NumpyPolicy
+    from cardarena.envs.core import ObservationScaler
+
+    game = load("promise_war_v0", SMALL)
+    env_spec = exact.env_spec_of(game.adapter.env)
+    raw = env_spec.make_raw()
+    seat = raw.possible_agents[0]
+    scaler = ObservationScaler(raw.observation_space(seat)["observation"])
+    size, actions = scaler.offset.size, int(raw.action_space(seat).n)
+    rng = np.random.default_rng(0)
+    layers = [
+        (rng.normal(0, 1, (8, size)).astype(np.float32), np.zeros(8, np.float32)),
+        (rng.normal(0, 2, (actions, 8)).astype(np.float32), np.zeros(actions, np.float32)),
+    ]
+    policy = NumpyPolicy(layers, "tanh", scaler.offset, scaler.scale, {"env": env_spec.name})
+    path = policy.save(tmp_path / "net.npz")
+    spec = f"pretrained:path={path},deterministic={str(deterministic).lower()}"
+    adapted = exact.AgentPolicy(game, spec)
+    states = decision_states(game)
+    for state in states[:: max(1, len(states) // 200)]:
+        player = state.current_player()
+        observation = exact.seat_decisions(state, player)[-1].observation
+        said = adapted.action_probabilities(state)
+        expected = policy.probabilities(
+            observation["observation"], observation["action_mask"], greedy=deterministic
+        )
+        assert said == {int(a): pytest.approx(float(expected[a])) for a in np.flatnonzero(expected)}
+        if not deterministic:  # a softmax gives every legal action some probability
+            assert sorted(said) == sorted(state.legal_actions())
+    assert set(adapted.how) == {"stated"}
+    report = exact.run("promise_war_v0", SMALL, [spec], iterations=0)["agents"][spec]
+    assert exploitability.nash_conv(game, adapted) == pytest.approx(report["nash_conv"], abs=1e-9)

@@ -77,12 +77,12 @@ def test_the_default_precision_follows_the_cpus_bfloat16_units(monkeypatch, cpui
     assert opened == ["/proc/cpuinfo"]
 
 
-def _filled_model(n_epochs: int) -> VectorPPO:
+def _filled_model(n_epochs: int, kl_coef: float = 0.0) -> VectorPPO:
     """A learner with a fixed random rollout of 16 rows and a learning rate of 0, so every
     update sees the same weights."""
     config = PPOConfig(
         num_envs=4, rollout_steps=4, minibatch_size=16, n_epochs=n_epochs, learning_rate=0.0,
-        net_arch=(8,),
+        net_arch=(8,), kl_coef=kl_coef,
     )  # fmt: skip
     batch = SimpleNamespace(num_actions=4, scaler=SimpleNamespace(offset=np.zeros(6, np.float32)))
     model = VectorPPO(batch, config, seed=1)
@@ -93,10 +93,11 @@ def _filled_model(n_epochs: int) -> VectorPPO:
 def test_update_reports_the_mean_of_its_minibatches_not_the_sum():
     """Three epochs of the same whole-rollout minibatch with unmoving weights report what one
     epoch does (kills ``value / max(updates, 1)`` -> ``value * max(updates, 1)``)."""
-    once = _filled_model(n_epochs=1).update()
-    thrice = _filled_model(n_epochs=3).update()
-    assert set(once) == set(thrice) == {"policy_loss", "value_loss", "entropy", "clip_fraction"}
-    assert once["value_loss"] > 0 and once["entropy"] > 0
+    once = _filled_model(n_epochs=1, kl_coef=0.1).update()
+    thrice = _filled_model(n_epochs=3, kl_coef=0.1).update()
+    names = {"policy_loss", "value_loss", "entropy", "clip_fraction", "kl"}
+    assert set(once) == set(thrice) == names
+    assert once["value_loss"] > 0 and once["entropy"] > 0 and once["kl"] > 0
     for name, value in once.items():
         assert thrice[name] == pytest.approx(value, rel=1e-5, abs=1e-7), name
 
@@ -159,7 +160,7 @@ def test_a_ratio_of_exactly_one_is_never_counted_as_clipped():
 def test_a_minibatchs_losses_cannot_be_changed_once_computed():
     """Kills ``frozen=True`` -> ``False`` on ``PPOLosses``."""
     zero = torch.zeros(())
-    losses = vector_ppo.PPOLosses(zero, zero, zero, zero, zero)
+    losses = vector_ppo.PPOLosses(zero, zero, zero, zero, zero, zero)
     with pytest.raises(dataclasses.FrozenInstanceError):
         losses.total = torch.ones(())  # type: ignore[misc]
 
@@ -195,7 +196,9 @@ def test_an_update_of_no_epochs_reports_zero_losses():
     """``n_epochs=0`` trains nothing and says so with zeros (kills ``max(updates, 1)`` ->
     ``max(updates, 0)``, a division by zero)."""
     losses = _filled_model(n_epochs=0).update()
-    assert losses == {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "clip_fraction": 0.0}
+    assert losses == dict.fromkeys(
+        ("policy_loss", "value_loss", "entropy", "clip_fraction", "kl"), 0.0
+    )
 
 
 def test_a_gumbel_draw_of_exactly_zero_still_picks_a_legal_action(monkeypatch):
