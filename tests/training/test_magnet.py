@@ -4,7 +4,9 @@ ends bit for bit where the uninterrupted one ends, its magnet included."""
 
 from __future__ import annotations
 
+import json
 import math
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -229,3 +231,69 @@ def test_kl_of_a_point_mass_against_uniform_is_log_n():
     log_probs = masked_log_probs(torch.tensor([[0.0, 0.0, 60.0, 0.0]]), masks)
     kl = masked_kl(log_probs, uniform_log_probs(masks), masks)
     assert float(kl) == pytest.approx(math.log(4), abs=1e-5)
+
+
+class _Payload:
+    """Writes its marker file when unpickled: proof that a load ran code."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.write_text, (self.marker, "ran"))
+
+
+def _rewrite_listed(checkpoint: Path, name: str) -> None:
+    from cardarena.training import checkpoint as ckpt
+
+    meta = json.loads((checkpoint / "meta.json").read_text())
+    meta["files"][name] = ckpt._sha256(checkpoint / name)
+    (checkpoint / "meta.json").write_text(json.dumps(meta))
+
+
+def test_a_pickle_in_magnet_npz_never_runs(tmp_path):
+    latest = _train(tmp_path / "run", 2 * ROLLOUT, magnet="average").parent.parent / "latest"
+    marker = tmp_path / "marker"
+    with np.load(latest / MAGNET) as arrays:
+        contents = {key: arrays[key] for key in arrays.files}
+    evil = np.empty(1, dtype=object)
+    evil[0] = _Payload(marker)
+    contents["action_net.bias"] = evil
+    np.savez(latest / MAGNET, **contents, allow_pickle=True)
+    _rewrite_listed(latest, MAGNET)  # a matching checksum: the format itself must refuse it
+    with pytest.raises(InvalidConfigError, match=MAGNET):
+        load_checkpoint(latest)
+    with pytest.raises(InvalidConfigError, match=MAGNET):
+        _train(tmp_path / "run", 4 * ROLLOUT, resume=True, magnet="average")
+    assert not marker.exists()
+    with np.load(latest / MAGNET, allow_pickle=True) as arrays:  # the payload is live:
+        arrays["action_net.bias"]  # an unpickling reader would have run it
+    assert marker.read_text() == "ran"
+
+
+def test_a_listed_magnet_that_is_missing_leaves_the_checkpoint_incomplete(tmp_path):
+    from cardarena.agents.checkpoint_reader import is_complete
+
+    latest = _train(tmp_path / "run", 2 * ROLLOUT, magnet="copy").parent.parent / "latest"
+    assert is_complete(latest)
+    (latest / MAGNET).unlink()
+    assert not is_complete(latest)
+    with pytest.raises(InvalidConfigError, match=f"{MAGNET} is missing"):
+        load_checkpoint(latest)
+
+
+def test_a_resume_brings_latest_up_with_its_magnet(tmp_path):
+    """A kill between a save's two writes: ``latest`` is copied from the newer ``step_N``,
+    magnet included, and the run goes on from there."""
+    from cardarena.training.resume import resume_latest
+
+    out = tmp_path / "run"
+    _train(out, 4 * ROLLOUT, magnet="average")
+    newest = out / "checkpoints" / f"step_{4 * ROLLOUT}"
+
+    shutil.rmtree(out / "latest")
+    shutil.copytree(out / "checkpoints" / f"step_{2 * ROLLOUT}", out / "latest")
+    assert load_checkpoint(resume_latest(out)).step == 4 * ROLLOUT
+    copied, saved = load_checkpoint(out / "latest").magnet, load_checkpoint(newest).magnet
+    assert copied is not None and saved is not None
+    assert all(np.array_equal(copied[k], saved[k]) for k in saved)
