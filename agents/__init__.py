@@ -19,6 +19,9 @@ from .base import (
     start_game,
 )
 
+# Importing the habits registers the spec habit (the zoo of simple plans).
+from .habits import HabitAgent
+
 # Importing the heuristics registers the specs heuristic, oracle, noisy and memory.
 from .heuristics import HeuristicAgent
 
@@ -38,6 +41,7 @@ __all__ = [
     "Agent",
     "BaseAgent",
     "EnvSpec",
+    "HabitAgent",
     "HeuristicAgent",
     "ISMCTSAgent",
     "MaskablePolicyAgent",

@@ -43,26 +43,23 @@ def has_heuristic(env_name: str) -> bool:
     return env_name in STRATEGIES
 
 
-class HeuristicAgent(BaseAgent):
-    """A sensible player for every env in ``STRATEGIES``; the strategy is chosen, and built
-    from the env spec, in ``start_game`` (rebuilt only when the spec changes)."""
+class StrategyAgent(BaseAgent):
+    """An agent playing one of a game's ``Strategy`` objects, which ``start_game`` builds from
+    the env spec (rebuilt only when the spec changes); ``builder`` says which, or refuses the
+    env with ``InvalidConfigError``."""
 
-    spec = "heuristic"
+    spec = ""
 
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(seed)
         self._strategy: Strategy | None = None
         self._built_for: EnvSpec | None = None
 
+    def builder(self, env_spec: EnvSpec) -> Callable[[EnvSpec], Strategy]:
+        raise NotImplementedError
+
     def start_game(self, seat: str, env_spec: EnvSpec) -> None:
-        build = STRATEGIES.get(env_spec.name)
-        if build is None:
-            raise InvalidConfigError(
-                f"agent {self.spec!r} has no strategy for env {env_spec.name!r}; "
-                f"it plays: {', '.join(sorted(STRATEGIES))} (play {env_spec.name} with "
-                "'random' or a trained agent, or add its strategy to "
-                "cardarena.agents.heuristics.STRATEGIES)"
-            )
+        build = self.builder(env_spec)
         super().start_game(seat, env_spec)
         if self._strategy is None or self._built_for != env_spec:
             self._strategy = build(env_spec)
@@ -77,6 +74,23 @@ class HeuristicAgent(BaseAgent):
 
     def act(self, observation: Observation) -> int:
         return self.strategy.act(observation, self.rng)
+
+
+class HeuristicAgent(StrategyAgent):
+    """A sensible player for every env in ``STRATEGIES``."""
+
+    spec = "heuristic"
+
+    def builder(self, env_spec: EnvSpec) -> Callable[[EnvSpec], Strategy]:
+        build = STRATEGIES.get(env_spec.name)
+        if build is None:
+            raise InvalidConfigError(
+                f"agent {self.spec!r} has no strategy for env {env_spec.name!r}; "
+                f"it plays: {', '.join(sorted(STRATEGIES))} (play {env_spec.name} with "
+                "'random' or a trained agent, or add its strategy to "
+                "cardarena.agents.heuristics.STRATEGIES)"
+            )
+        return build
 
 
 def _heuristic(seed: int | None = None) -> Agent:
@@ -107,6 +121,7 @@ __all__ = [
     "MemoryAgent",
     "NoisyAgent",
     "OracleAgent",
+    "StrategyAgent",
     "choose",
     "has_heuristic",
 ]

@@ -1,0 +1,204 @@
+"""``cardarena.agents.batched`` at its edges: every kind of network agent reaches the same
+batched policy, its defaults are the scalar agent's, sampling stays legal at the extremes (a
+uniform draw of exactly 0, logits in the hundreds), and a row-by-row agent is started and
+reseeded once per game and seat. Each test names the slip it catches."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from cardarena.agents import EnvSpec, make_agent
+from cardarena.agents import batched as batched_module
+from cardarena.agents.base import BaseAgent
+from cardarena.agents.batched import BatchedPolicy, RowsAgent, batched_agent, batched_heuristic
+from cardarena.agents.numpy_policy import NumpyPolicy, NumpyPolicyAgent
+from cardarena.envs.core import ObservationScaler
+
+ENV = EnvSpec("promise_war_v0")
+
+
+def _policy(bias: float = 0.0, seed: int = 0) -> NumpyPolicy:
+    raw = ENV.make_raw()
+    seat = raw.possible_agents[0]
+    scaler = ObservationScaler(raw.observation_space(seat)["observation"])
+    size, actions = scaler.offset.size, int(raw.action_space(seat).n)
+    rng = np.random.default_rng(seed)
+    layers = [
+        (rng.normal(0, 1, (8, size)).astype(np.float32), np.zeros(8, np.float32)),
+        (rng.normal(0, 1, (actions, 8)).astype(np.float32), np.full(actions, bias, np.float32)),
+    ]
+    return NumpyPolicy(
+        layers, "tanh", scaler.offset, scaler.scale, {"env": ENV.name, "source": "unit test"}
+    )
+
+
+def _rows(n: int = 6) -> tuple[np.ndarray, np.ndarray]:
+    raw = ENV.make_raw()
+    raw.reset(seed=0)
+    observed = raw.observe(raw.agent_selection)
+    observations = np.repeat(observed["observation"][None], n, axis=0)
+    masks = np.repeat(observed["action_mask"][None].astype(bool), n, axis=0)
+    return observations, masks
+
+
+class _ZeroDraws:
+    """A generator whose every uniform draw is exactly 0.0 (``random()`` may return it)."""
+
+    def random(self, size: int) -> np.ndarray:
+        return np.zeros(size)
+
+
+def test_a_batched_policy_is_greedy_unless_told_otherwise():
+    """Kills the default ``deterministic=True`` -> ``False``."""
+    policy = _policy()
+    agent = BatchedPolicy(policy)
+    observations, masks = _rows()
+    logits = np.where(masks, agent.logits(observations), -np.inf)
+    assert agent.deterministic
+    actions = agent.act(
+        observations, masks, np.zeros(6, int), np.arange(6), np.random.default_rng(0)
+    )
+    assert (actions == logits.argmax(axis=1)).all()
+
+
+def test_a_draw_of_exactly_zero_picks_the_first_legal_action_not_a_masked_one():
+    """Inverse CDF: the first action whose cumulative weight passes the target. With a target
+    of 0, the masked actions before it (cumulative weight exactly 0) must not count as passed
+    (kills ``cdf <= targets`` -> ``cdf < targets``, which returns action 0, masked here)."""
+    agent = BatchedPolicy(_policy(), deterministic=False)
+    observations, masks = _rows()
+    masks[:, 0] = False
+    first_legal = masks.argmax(axis=1)
+    actions = agent.act(observations, masks, np.zeros(6, int), np.arange(6), _ZeroDraws())
+    assert (actions == first_legal).all()
+
+
+def test_sampling_with_logits_in_the_hundreds_stays_a_distribution():
+    """The softmax is shifted by the row's largest logit: ``exp(400)`` overflows float64
+    (kills ``logits - max`` -> ``logits + max``: every weight infinite, the draw not one the
+    softmax would make)."""
+    agent = BatchedPolicy(_policy(bias=400.0), deterministic=False)
+    observations, masks = _rows(2000)
+    actions = agent.act(observations, masks, np.zeros(2000, int), np.arange(2000),
+                        np.random.default_rng(0))  # fmt: skip
+    logits = np.where(masks[0], agent.logits(observations[:1])[0], -np.inf).astype(np.float64)
+    expected = np.exp(logits - logits.max())
+    expected /= expected.sum()
+    frequencies = np.bincount(actions, minlength=masks.shape[1]) / len(actions)
+    assert masks[0][actions].all()
+    np.testing.assert_allclose(frequencies, expected, atol=0.04)
+
+
+def test_no_rows_give_no_actions():
+    """Kills ``np.zeros(0, ...)`` -> ``np.zeros(-1, ...)``."""
+    observations, masks = _rows()
+    for agent in (BatchedPolicy(_policy()), BatchedPolicy(_policy(), deterministic=False)):
+        actions = agent.act(observations[:0], masks[:0], np.zeros(0, int), np.zeros(0, int),
+                            np.random.default_rng(0))  # fmt: skip
+        assert actions.shape == (0,) and actions.dtype == np.int64
+
+
+def test_a_batched_policy_names_its_source():
+    """Kills ``meta.get("source") or meta.get("env")`` -> ``and``."""
+    assert repr(BatchedPolicy(_policy())) == "BatchedPolicy('unit test', deterministic=True)"
+
+
+@pytest.mark.parametrize("deterministic", [True, False])
+def test_an_exported_file_spec_keeps_the_agents_default_and_its_option(tmp_path, deterministic):
+    """``x.npz`` plays greedily as ``make_agent("x.npz")`` does, ``x.npz:deterministic=false``
+    samples (kills the default ``True`` -> ``False`` of the spec's option)."""
+    path = _policy().save(tmp_path / "x.npz")
+    plain = batched_agent(str(path), ENV)
+    assert isinstance(plain, BatchedPolicy) and plain.deterministic
+    told = batched_agent(f"{path}:deterministic={str(deterministic).lower()}", ENV)
+    assert isinstance(told, BatchedPolicy) and told.deterministic is deterministic
+
+
+def _same_network(batched: Any, policy: NumpyPolicy) -> bool:
+    observations, _ = _rows(3)
+    return isinstance(batched, BatchedPolicy) and np.allclose(
+        batched.logits(observations), [policy.logits(o) for o in observations], atol=1e-5
+    )
+
+
+@pytest.mark.parametrize("deterministic", [True, False])
+def test_a_numpy_policy_agent_reaches_its_own_network(deterministic):
+    """A ``NumpyPolicyAgent`` holding a policy is played by that policy (its ``policy``
+    attribute; kills ``kind is NumpyPolicyAgent`` -> ``is not``, which reads ``_policy``)."""
+    policy = _policy(seed=4)
+    agent = NumpyPolicyAgent(policy, seed=0, deterministic=deterministic)
+    batched = batched_agent(agent, ENV)
+    assert _same_network(batched, policy) and batched.deterministic is deterministic
+
+
+def test_a_checkpoint_agent_reaches_its_checkpoints_network(tmp_path):
+    """A checkpoint folder agent is started for the env and played by its network."""
+    pytest.importorskip("torch")
+    from cardarena.training.train import train
+    from cardarena.training.train_args import TrainArgs
+
+    final = train(TrainArgs(
+        env="promise_war_v0", backend="vector", steps=64, num_envs=8, rollout_steps=8,
+        minibatch_size=32, n_epochs=1, net_arch=[8], eval_every=0, final_eval_games=0,
+        checkpoint_every=64, out=tmp_path / "run", progress=False, torch_threads=1,
+        precision="float32",
+    ))  # fmt: skip
+    agent = make_agent(f"{final}:deterministic=false")
+    batched = batched_agent(agent, ENV)
+    agent.start_game("player_0", ENV)
+    assert _same_network(batched, agent._policy) and not batched.deterministic
+
+
+def test_a_missing_batched_heuristic_module_means_none_and_a_broken_one_raises(
+    monkeypatch, tmp_path
+):
+    """A batched heuristic whose own module is not there is "not written yet" (None); a
+    module that is there but imports something missing is a bug and raises (kills the
+    ``rpartition(".")[2]`` index made 1 or 3)."""
+    table = batched_module.BATCHED_HEURISTICS
+    monkeypatch.setitem(table, ENV.name, "cardarena.agents.heuristics.batched_unwritten:X")
+    assert batched_heuristic(ENV) is None
+    (tmp_path / "cardarena_broken_heuristic.py").write_text("import cardarena_no_such_dep\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(table, ENV.name, "cardarena_broken_heuristic:X")
+    with pytest.raises(ModuleNotFoundError, match="cardarena_no_such_dep"):
+        batched_heuristic(ENV)
+
+
+class _Recorder(BaseAgent):
+    """Plays the first legal action and records every ``start_game`` and reseed."""
+
+    log: list[tuple[str, Any]] = []
+
+    def start_game(self, seat: str, env_spec: EnvSpec) -> None:
+        super().start_game(seat, env_spec)
+        _Recorder.log.append(("start", seat))
+
+    def seed(self, seed: int | None) -> None:
+        super().seed(seed)
+        _Recorder.log.append(("seed", seed))
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+def test_a_row_agent_is_started_once_per_game_and_seat():
+    """The first move of a (slot, seat) starts its copy; later moves do not; ``new_games``
+    makes the next move start it again (kills ``key not in self._known`` -> ``in``)."""
+    _Recorder.log = []
+    rows = RowsAgent(_Recorder(), ENV)
+    observations, masks = _rows(2)
+    seats, slots = np.array([0, 1]), np.array([5, 5])
+    rng = np.random.default_rng(0)
+    rows.act(observations, masks, seats, slots, rng)
+    starts = [entry for entry in _Recorder.log if entry[0] == "start"]
+    assert starts == [("start", "player_0"), ("start", "player_1")]
+    rows.act(observations, masks, seats, slots, rng)
+    assert [entry for entry in _Recorder.log if entry[0] == "start"] == starts
+    rows.new_games(np.array([5]))
+    rows.act(observations, masks, seats, slots, rng)
+    assert len([entry for entry in _Recorder.log if entry[0] == "start"]) == 4
+    assert len([entry for entry in _Recorder.log if entry[0] == "seed"]) >= 4
