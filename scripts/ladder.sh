@@ -11,7 +11,8 @@
 #   scripts/ladder.sh [ENV ...]                    # default: all four games
 #   GAMES=100 PARTS="round_robin exploit" scripts/ladder.sh promise_war_v0
 #
-# PARTS (default all): round_robin, exploit (random, heuristic, pretrained at BR_STEPS),
+# PARTS (default all): round_robin, habits (heuristic and pretrained against the habit zoo,
+# cardarena.agents.habits, every habit against every other too: HABIT_GAMES per pairing), exploit (random, heuristic, pretrained at BR_STEPS),
 # common (random, heuristic, pretrained at the common budget, see below), search (both ismcts
 # budgets at the common budget), selfplay (train the self-play run, the shipped agent's row of
 # scripts/train_pretrained.sh with fewer steps), generations (exploit each of its checkpoints
@@ -28,10 +29,12 @@ cd "$(dirname "$0")/.."
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1  # small numpy policies: far faster on one thread
 
 OUT=${OUT:-runs/ladder}
-PARTS=${PARTS:-round_robin exploit common search selfplay generations}
+PARTS=${PARTS:-round_robin habits exploit common search selfplay generations}
 BR_STEPS=${BR_STEPS:-1000000}        # best-response budget per start (learner decisions)
 BR_GAMES=${BR_GAMES:-2000}           # fresh games measuring each best response
 GAMES=${GAMES:-100}                  # games per pairing of the round robin
+HABIT_GAMES=${HABIT_GAMES:-1000}     # games per pairing against and among the habits
+HABIT_SEED=2027
 ISMCTS_LOW=${ISMCTS_LOW:-25}         # the two search budgets (iterations per decision)
 ISMCTS_HIGH=${ISMCTS_HIGH:-100}
 SEARCH=${SEARCH:-"$ISMCTS_LOW $ISMCTS_HIGH"}
@@ -99,6 +102,12 @@ for env in "${envs[@]}"; do
     if wanted round_robin && [ ! -f "$here/round_robin/results.json" ]; then
         "$CARDARENA" eval "$env" random heuristic "$low" "$high" pretrained \
             --games "$GAMES" --jobs 2 --seed "$EVAL_SEED" --quiet --out "$here/round_robin"
+    fi
+    if wanted habits && [ ! -f "$here/habits/results.json" ]; then
+        mapfile -t habits < <("$PYTHON" -c "from cardarena.agents.habits import plans
+print('\n'.join(f'habit:plan={p}' for p in plans('$env')))")
+        "$CARDARENA" eval "$env" heuristic pretrained "${habits[@]}" \
+            --games "$HABIT_GAMES" --jobs 2 --seed "$HABIT_SEED" --quiet --out "$here/habits"
     fi
     if wanted exploit; then
         for agent in random heuristic pretrained; do

@@ -3,7 +3,8 @@ against each other agent (round robin, Wilson 95% intervals) and its approximate
 exploitability (a best response's win rate against it: every agent at one common budget,
 the agents with a batched form also at a long one, each with its budget), and, when a self-play
 run's generations were measured, their exploitability over the run (``generations.png`` per
-game, and with ``--figure PATH`` one figure of every game's generations).
+game, and with ``--figure PATH`` one figure of every game's generations); and the reference
+agents against every habit of the zoo (``habits/``), each row's weakest pairing marked.
 
     python scripts/ladder_table.py runs/ladder > ladder.md
     python scripts/ladder_table.py runs/ladder --figure docs/exploitability_generations.png
@@ -109,6 +110,36 @@ def game_table(folder: Path) -> list[str]:
         "",
     ]
     return lines
+
+
+def habits_table(folder: Path) -> list[str]:
+    """The reference agents (every spec that is not a habit) against each habit: win rate with
+    its interval, the weakest pairing in bold (the zoo asks a lower bound above 50%)."""
+    path = folder / "habits" / "results.json"
+    if not path.is_file():
+        return []
+    specs, cells = round_robin(path.parent)
+    results = json.loads(path.read_text())
+    habits = [s for s in specs if s.startswith("habit:")]
+    agents = [s for s in specs if not s.startswith("habit:")]
+    lows: dict[tuple[str, str], float] = {}
+    for pair in results["pairs"]:
+        a, b, games = pair["agent"], pair["opponent"], pair["games"]
+        lows[(a, b)] = _wilson(pair["wins"], games)[0]
+        lows[(b, a)] = _wilson(pair["losses"], games)[0]
+    header = ["agent", *[f"vs `{h.removeprefix('habit:plan=')}`" for h in habits]]
+    lines = [f"#### {folder.name}: against the habits", "",
+             "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]  # fmt: skip
+    for agent in agents:
+        weakest = min(habits, key=lambda h: lows.get((agent, h), 1.0))
+        row = [f"`{agent}`"]
+        for habit in habits:
+            cell = cells.get((agent, habit), "-")
+            row.append(f"**{cell}**" if habit == weakest else cell)
+        lines.append("| " + " | ".join(row) + " |")
+    games = results["pairs"][0]["games"] if results["pairs"] else 0
+    return [*lines, "", f"{games} games per pairing, seed {results['seed']}, seats alternating.",
+            ""]  # fmt: skip
 
 
 def _measured(folder: Path) -> list[str]:
@@ -226,7 +257,7 @@ def main(argv: list[str]) -> int:
         return 2
     root = Path(argv[0])
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
-        print("\n".join(game_table(folder) + generations(folder)))
+        print("\n".join(game_table(folder) + habits_table(folder) + generations(folder)))
     if figure is not None:
         generations_figure(root, figure)
     return 0

@@ -131,3 +131,34 @@ def test_a_game_without_a_long_budget_says_so(ladder, tmp_path, capsys):
     assert _script().main([str(tmp_path / "common_only")]) == 0
     text = capsys.readouterr().out
     assert "no long-budget best response here." in text and "measured on -" not in text
+
+
+def test_the_habits_table_marks_each_agents_weakest_pairing(ladder, tmp_path, capsys):
+    """A real (tiny) round robin of two agents and three habits: the table has a row per
+    agent, a column per habit, and bolds the habit whose interval is lowest for that agent."""
+    import shutil
+
+    root = tmp_path / "ladder"
+    shutil.copytree(ladder, root)
+    habits = ["habit:plan=highest", "habit:plan=lowest", "habit:plan=coin"]
+    argv = ["eval", PW, "random", "heuristic", *habits, "--games", "16", "--seed", "5",
+            "--quiet", "--out", str(root / PW / "habits")]  # fmt: skip
+    assert cli.main(argv) == 0
+    assert _script().main([str(root)]) == 0
+    text = capsys.readouterr().out
+    lines = text[text.index("against the habits") :].splitlines()
+    assert next(x for x in lines if x.startswith("| agent")).count("vs `") == 3
+    results = json.loads((root / PW / "habits" / "results.json").read_text())
+    from cardarena.training.stats import wilson_interval
+
+    for agent in ("random", "heuristic"):
+        lows = {}
+        for pair in results["pairs"]:
+            if pair["agent"] == agent and pair["opponent"] in habits:
+                lows[pair["opponent"]] = wilson_interval(pair["wins"], pair["games"])[0]
+            if pair["opponent"] == agent and pair["agent"] in habits:
+                lows[pair["agent"]] = wilson_interval(pair["losses"], pair["games"])[0]
+        row = next(x for x in lines if x.startswith(f"| `{agent}` |")).split("|")[2:-1]
+        bold = [habits[i] for i, cell in enumerate(row) if "**" in cell]
+        assert bold == [min(habits, key=lambda h: lows[h])]
+    assert not any(x.startswith("| `habit:") for x in lines)
