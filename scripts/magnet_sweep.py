@@ -9,8 +9,10 @@ probabilities read as it states them) and for its most likely action (the defaul
 
     python scripts/magnet_sweep.py --out docs/magnet --rollouts 10 --seeds 0 1
 
-writes ``sweep.json`` (every number) and ``sweep.png``. Runs that exist in ``--work`` are
-reused, so an interrupted sweep continues.
+writes ``sweep.json`` (every number), ``sweep.png`` and ``sweep.md`` (the table of
+docs/magnet.md: per configuration and setting, the NashConv at the end and averaged over the
+second half of training, mean over seeds). Runs that exist in ``--work`` are reused, so an
+interrupted sweep continues; ``--table`` only renders what ``--out`` holds.
 """
 
 from __future__ import annotations
@@ -48,6 +50,13 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "average kl 0.2 ent 0.05": {"ent_coef": 0.05, "kl_coef": 0.2, "magnet": "average",
                                 "magnet_rate": 0.05},
     "copy kl 0.1": {"ent_coef": 0.01, "kl_coef": 0.1, "magnet": "copy", "magnet_every": 3},
+    "average kl 0.5": {"ent_coef": 0.01, "kl_coef": 0.5, "magnet": "average", "magnet_rate": 0.05},
+    # The league's baselines (random, heuristic: half the games by default) pull the learner
+    # toward answering them rather than itself; these leave them out.
+    "plain, no baselines": {"ent_coef": 0.01, "baseline_share": 0.0},
+    "average kl 0.2 ent 0.05, no baselines": {"ent_coef": 0.05, "kl_coef": 0.2,
+                                              "magnet": "average", "magnet_rate": 0.05,
+                                              "baseline_share": 0.0},
 }  # fmt: skip
 
 
@@ -104,6 +113,29 @@ def plot(results: dict[str, Any], path: Path) -> None:
     figure.savefig(path, dpi=90)
 
 
+def table(results: dict[str, Any]) -> str:
+    """The markdown table of docs/magnet.md from ``sweep.json``."""
+    lines = [
+        "| config | setting | sampled: end | sampled: 2nd half | greedy: end | seeds |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for name, settings in results["curves"].items():
+        for setting, seeds in settings.items():
+            curves = list(seeds.values())
+
+            def mean(kind: str, part: slice, curves: list = curves) -> float:
+                values = [sum(c[kind][part]) / len(c[kind][part]) for c in curves]
+                return sum(values) / len(values)
+
+            half = len(curves[0]["sampled"]) // 2
+            lines.append(
+                f"| {name} | {setting} | {mean('sampled', slice(-1, None)):.3f} | "
+                f"{mean('sampled', slice(half, None)):.3f} | "
+                f"{mean('greedy', slice(-1, None)):.3f} | {len(curves)} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("docs/magnet"))
@@ -112,7 +144,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
     parser.add_argument("--config", action="append", choices=list(CONFIGS))
     parser.add_argument("--setting", action="append", choices=list(SETTINGS))
+    parser.add_argument("--table", action="store_true", help="only render --out's sweep.json")
     args = parser.parse_args(argv)
+    if args.table:
+        text = table(json.loads((args.out / "sweep.json").read_text()))
+        (args.out / "sweep.md").write_text(text)
+        print(text, end="")
+        return 0
     from cardarena.openspiel import load_game
     from cardarena.openspiel.exact import build_tree, parse_params, typed
 
@@ -138,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"greedy {curve['greedy'][-1]:.3f} ({time.perf_counter() - started:.0f} s)",
                       flush=True)  # fmt: skip
     plot(results, args.out / "sweep.png")
+    (args.out / "sweep.md").write_text(table(results))
     return 0
 
 

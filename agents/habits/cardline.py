@@ -14,23 +14,18 @@ import numpy as np
 
 from ..base import EnvSpec, Observation
 from ..heuristics.cardline import CardlineStrategy
-from ..heuristics.common import EnvData, Strategy, legal
+from ..heuristics.common import Strategy
+from .base import Habit
 
 
-class _Habit:
-    """Shared plumbing: ``place(view, hand, lower, upper, rng)`` returns (slot, gap)."""
+class _Habit(Habit):
+    """``place(view, lower, upper, rng)`` per habit returns (slot, gap)."""
 
     def __init__(self, env_spec: EnvSpec) -> None:
-        data = EnvData(env_spec)
-        self.layout = data.layout
-        self.gaps: int = data.game.num_gaps
+        super().__init__(env_spec)
+        self.gaps: int = self.data.game.num_gaps
 
-    def start_game(self, seat: str, rng: np.random.Generator) -> None:
-        pass
-
-    def act(self, observation: Observation, rng: np.random.Generator) -> int:
-        actions = legal(observation)
-        view = self.layout.view(observation["observation"])
+    def decide(self, view: dict, actions: np.ndarray, rng: np.random.Generator) -> int:
         open_gaps = int(view["line_length"][0]) + 1
         lower = view["gap_lower"][:open_gaps].astype(np.float64)
         upper = view["gap_upper"][:open_gaps].astype(np.float64)

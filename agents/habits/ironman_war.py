@@ -20,8 +20,8 @@ from cardarena.envs.ironman_war.rules import (
     UPGRADE,
 )
 
-from ..base import EnvSpec, Observation
-from ..heuristics.common import EnvData, Strategy, legal
+from ..base import EnvSpec
+from ..heuristics.common import Strategy
 from ..heuristics.ironman_war import (
     COMMIT,
     PLAY_OR_CONCEDE,
@@ -32,22 +32,15 @@ from ..heuristics.ironman_war import (
     play,
     standing,
 )
+from .base import Habit
 
 SPECIALS = (UPGRADE, ENERGY_SHIELD)
 
 
-class _Habit:
+class _Habit(Habit):
     """The four decisions, each overridable; the defaults are the common fallbacks."""
 
-    def __init__(self, env_spec: EnvSpec) -> None:
-        self.layout = EnvData(env_spec).layout
-
-    def start_game(self, seat: str, rng: np.random.Generator) -> None:
-        pass
-
-    def act(self, observation: Observation, rng: np.random.Generator) -> int:
-        actions = legal(observation)
-        view = self.layout.view(observation["observation"])
+    def decide(self, view: dict, actions: np.ndarray, rng: np.random.Generator) -> int:
         decision = int(np.argmax(view["decision"]))
         if decision == COMMIT:
             return int(self.commit(view, actions, rng))

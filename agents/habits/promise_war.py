@@ -12,27 +12,18 @@ import numpy as np
 
 from cardarena.envs.promise_war.rules import TIEBREAK
 
-from ..base import EnvSpec, Observation
-from ..heuristics.common import EnvData, Strategy, legal
+from ..base import EnvSpec
+from ..heuristics.common import Strategy
+from .base import Habit
 
 
-class _Habit:
-    """Shared plumbing: the layout, and ``pick(view, powers)`` to write per habit."""
+class _Habit(Habit):
+    """``pick(view, powers, rng)`` per habit: the powers in hand are the legal actions."""
 
-    def __init__(self, env_spec: EnvSpec) -> None:
-        self.layout = EnvData(env_spec).layout
+    def decide(self, view: dict, actions: np.ndarray, rng: np.random.Generator) -> int:
+        return self.pick(view, actions, rng)
 
-    def start_game(self, seat: str, rng: np.random.Generator) -> None:
-        pass
-
-    def act(self, observation: Observation, rng: np.random.Generator) -> int:
-        powers = legal(observation)  # sorted ascending: the powers in hand
-        view = self.layout.view(observation["observation"])
-        return int(self.pick(view, powers, rng))
-
-    def pick(
-        self, view: dict[str, np.ndarray], powers: np.ndarray, rng: np.random.Generator
-    ) -> int:
+    def pick(self, view: dict, powers: np.ndarray, rng: np.random.Generator) -> int:
         raise NotImplementedError
 
 

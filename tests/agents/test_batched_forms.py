@@ -5,6 +5,7 @@ reseeded once per game and seat. Each test names the slip it catches."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,7 @@ from cardarena.agents import batched as batched_module
 from cardarena.agents.base import BaseAgent
 from cardarena.agents.batched import BatchedPolicy, RowsAgent, batched_agent, batched_heuristic
 from cardarena.agents.numpy_policy import NumpyPolicy, NumpyPolicyAgent
-from cardarena.envs.core import ObservationScaler
+from cardarena.envs.core import InvalidConfigError, ObservationScaler
 
 ENV = EnvSpec("promise_war_v0")
 
@@ -202,3 +203,37 @@ def test_a_row_agent_is_started_once_per_game_and_seat():
     rows.act(observations, masks, seats, slots, rng)
     assert len([entry for entry in _Recorder.log if entry[0] == "start"]) == 4
     assert len([entry for entry in _Recorder.log if entry[0] == "seed"]) >= 4
+
+
+def test_a_bare_numpy_policy_plays_greedily():
+    """``batched_agent(NumpyPolicy)`` is the policy's greedy play, as ``NumpyPolicyAgent``'s
+    default (kills ``_policy_for(item, env_spec, True)`` -> ``False``)."""
+    policy = _policy(seed=2)
+    batched = batched_agent(policy, ENV)
+    assert _same_network(batched, policy) and batched.deterministic
+
+
+def test_an_exported_file_spec_with_an_unknown_option_is_refused(tmp_path):
+    """Only ``deterministic`` is an option of an ``.npz`` spec (kills ``if unknown`` ->
+    ``if not unknown``, which refuses every good spec and passes every bad one)."""
+    path = _policy().save(tmp_path / "x.npz")
+    with pytest.raises(InvalidConfigError, match=r"unknown options \['temperature'\]"):
+        batched_agent(f"{path}:temperature=2", ENV)
+
+
+class _OddAct:
+    """Has ``new_games`` and an ``act`` whose signature cannot be read."""
+
+    def __init__(self, act: Any) -> None:
+        self.act = act
+
+    def new_games(self, slots: np.ndarray) -> None:
+        pass
+
+
+@pytest.mark.parametrize("act", [5, math.log], ids=["not callable", "builtin"])
+def test_an_object_whose_act_has_no_signature_is_not_taken_for_a_batched_agent(act):
+    """``inspect.signature`` raises TypeError (not callable) or ValueError (a builtin): such an
+    object is no batched agent (it has no batched form; ``as_batched`` plays it row by row),
+    and the error is not the caller's (kills either exception left out of the ``except``)."""
+    assert batched_agent(_OddAct(act), ENV) is None
