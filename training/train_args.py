@@ -164,6 +164,16 @@ class TrainArgs:
         default=0.05, metadata=meta(rule=Number(float, 0.0, 1.0, low_open=True), **VECTOR)
     )
     """With ``--magnet average``: how far the average moves toward the network per rollout."""
+    exploiter_every: int = field(default=0, metadata=meta(rule=Number(int, 0, _NEVER), **VECTOR))
+    """With ``--selfplay``: steps between exploiter rounds (0: none). Each round trains a
+    fresh best response to the main agent as it is (``cardarena exploit``, both starts) and
+    adds it to the opponent pool if it clearly beats the main agent (``training.exploiters``)."""
+    exploiter_steps: int | None = field(
+        default=None, metadata=meta(rule=Number(int, 1, _NEVER), **VECTOR)
+    )
+    """Training steps of each exploiter start (None: ``--exploiter-every``)."""
+    exploiter_games: int = field(default=1000, metadata=meta(rule=Number(int, 1, 10**6), **VECTOR))
+    """Fresh games measuring each exploiter against the main agent."""
     num_players: int | None = field(default=None, metadata=meta(rule=Number(int, 2, 64)))
     """Seats at the table for envs that take ``num_players`` (None: the env's default)."""
     n_steps: int | None = field(default=None, metadata=meta(rule=Number(int, 1, 1 << 20), **SB3))
@@ -355,6 +365,11 @@ class TrainArgs:
                 f"--batch-size must be at most --n-steps x --n-envs = {hyper['n_steps']} x "
                 f"{self.n_envs} = {rollout} (the rollout it is drawn from), got "
                 f"{hyper['batch_size']}"
+            )
+        if self.exploiter_every and not self.selfplay:
+            raise InvalidConfigError(
+                f"--exploiter-every {self.exploiter_every} trains exploiters for the self-play "
+                "league: add --selfplay (or leave it at 0)"
             )
         values = {f.name: getattr(self, f.name) for f in fields(self)}
         values["hyper"] = hyper

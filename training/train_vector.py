@@ -138,6 +138,7 @@ class _Run:
         if self.checkpoint is not None:
             check_same_settings(out, args, GEOMETRY, "rollout flags")
             check_same_settings(out, args, MAGNET_FLAGS, "magnet flags")
+            check_same_settings(out, args, EXPLOITER_FLAGS, "exploiter flags")
         self.baselines = available_baselines(self.spec)
         extra = [spec for spec in evaluate_against if spec not in self.baselines]
         self.evaluated = [*self.baselines, *dict.fromkeys(extra)]
@@ -181,6 +182,7 @@ class _Run:
             name: (self.start_step // every + 1) * every if every else None
             for name, every in (
                 ("snapshot", args.snapshot_every if self.pool is not None else 0),
+                ("exploiter", args.exploiter_every if self.pool is not None else 0),
                 ("eval", args.eval_every),
                 ("checkpoint", args.checkpoint_every),
             )
@@ -255,6 +257,25 @@ class _Run:
             save_checkpoint(path, self.model, self.spec, self.scaler, step)
         self.pool.add_snapshot(path)
 
+    def exploiter(self, step: int) -> None:
+        """An exploiter round (``training.exploiters``): one that wins joins the pool."""
+        from .exploiters import exploiter_round
+
+        assert self.pool is not None
+        args = self.args
+        row = exploiter_round(
+            self.out,
+            step,
+            self.spec,
+            lambda path: save_checkpoint(path, self.model, self.spec, self.scaler, step),
+            steps=args.exploiter_steps or args.exploiter_every,
+            games=args.exploiter_games,
+            seed=(args.seed + step // args.exploiter_every) % 2**32,
+            train={key: getattr(args, key) for key in EXPLOITER_SETTINGS},
+        )
+        if row["joins"] and row["checkpoint"] not in self.pool.entries:
+            self.pool.add_snapshot(row["checkpoint"])
+
     # --- evaluation ---------------------------------------------------------------------
     def learner(self) -> BatchedPolicy:
         """The current network's greedy policy, in numpy (as every opponent plays)."""
@@ -288,6 +309,8 @@ class _Run:
         args = self.args
         if self.pool is not None and self._due("snapshot", step, args.snapshot_every):
             self.snapshot(step)
+        if self.pool is not None and self._due("exploiter", step, args.exploiter_every):
+            self.exploiter(step)
         if self._due("eval", step, args.eval_every):
             self.evaluate(step, args.eval_games)
         if self._due("checkpoint", step, args.checkpoint_every):
@@ -350,8 +373,14 @@ class _Run:
 
 #: Settings a vector resume must repeat: they shape the rollout and its generators.
 GEOMETRY = ("num_envs", "rollout_steps", "minibatch_size", "seed", "num_players")
+#: The main run's settings its exploiters train with (the rest: ``cardarena exploit``'s).
+EXPLOITER_SETTINGS = (
+    "num_envs", "rollout_steps", "minibatch_size", "torch_threads", "precision", "n_epochs",
+)  # fmt: skip
 #: The magnet term's flags: a resume repeats them (the checkpoint holds the magnet itself).
 MAGNET_FLAGS = ("kl_coef", "magnet", "magnet_every", "magnet_rate")
+#: The exploiter rounds' flags: a resume repeats them (they decide what joins the pool).
+EXPLOITER_FLAGS = ("exploiter_every", "exploiter_steps", "exploiter_games")
 
 
 #: Checkpoints closer than this many rollouts cut games short (each one deals every game anew).
