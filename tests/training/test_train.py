@@ -255,6 +255,22 @@ def test_train_prints_the_final_evaluation(tmp_path, capsys):
     assert rows[-1]["final"] is True
 
 
+@pytest.mark.parametrize("backend", ["sb3", "vector"])
+def test_no_final_evaluation_games_is_said_not_crashed(tmp_path, capsys, backend):
+    """``--final-eval-games 0`` (the flag allows it) trains and says nothing was played."""
+    pytest.importorskip("sb3_contrib")
+    vector = ["--num-envs", "8", "--rollout-steps", "8", "--minibatch-size", "32",
+              "--eval-games", "4", "--no-progress"]  # fmt: skip
+    _run_cli(["train", "promise_war_v0", "--steps", "64", "--out", str(tmp_path),
+              *(vector if backend == "vector" else TINY), "--final-eval-games", "0",
+              "--backend", backend])  # fmt: skip
+    stdout = capsys.readouterr().out
+    assert "final evaluation vs random:    none (0 games asked)" in stdout
+    final = json.loads((tmp_path / "eval.jsonl").read_text().splitlines()[-1])
+    assert final["final"] and final["baselines"] == []
+    assert final["not_evaluated"] == {"random": "0 games asked", "heuristic": "0 games asked"}
+
+
 def test_selfplay_adds_snapshots_and_samples_them(tmp_path, monkeypatch):
     pytest.importorskip("sb3_contrib")
     from cardarena.training import league
