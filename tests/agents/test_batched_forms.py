@@ -237,3 +237,66 @@ def test_an_object_whose_act_has_no_signature_is_not_taken_for_a_batched_agent(a
     object is no batched agent (it has no batched form; ``as_batched`` plays it row by row),
     and the error is not the caller's (kills either exception left out of the ``except``)."""
     assert batched_agent(_OddAct(act), ENV) is None
+
+
+def test_every_action_can_be_drawn_the_last_one_too():
+    """A network with no opinion (all logits equal) samples every legal action alike, the
+    last action included (kills the target scaled by ``cdf[:, -2]``, which never reaches it)."""
+    policy = _policy()
+    flat = NumpyPolicy([(np.zeros_like(w), np.zeros_like(b)) for w, b in policy.layers],
+                       "tanh", policy.offset, policy.factor, policy.meta)  # fmt: skip
+    agent = BatchedPolicy(flat, deterministic=False)
+    observations, masks = _rows(4000)
+    masks[:] = True
+    actions = agent.act(observations, masks, np.zeros(4000, int), np.arange(4000),
+                        np.random.default_rng(1))  # fmt: skip
+    counts = np.bincount(actions, minlength=masks.shape[1])
+    expected = 4000 / masks.shape[1]
+    assert (np.abs(counts - expected) < 5 * np.sqrt(expected)).all(), counts
+
+
+def test_every_row_agent_gets_its_own_seed():
+    """Each (slot, seat) copy is reseeded from the batch's generator with a seed of its own
+    (kills the seed range ``2**63`` made ``1**63``, every copy seed 0, or ``2*63``: 126
+    seeds, copies sharing streams)."""
+    _Recorder.log = []
+    rows = RowsAgent(_Recorder(), ENV)
+    observations, masks = _rows(64)
+    rows.act(observations, masks, np.arange(64) % 2, np.arange(64) // 2, np.random.default_rng(0))
+    seeds = [seed for kind, seed in _Recorder.log if kind == "seed" and seed is not None]
+    assert len(seeds) == 64 and len(set(seeds)) == 64
+
+
+def test_a_subclass_of_a_known_agent_is_not_taken_for_it():
+    """A user's subclass of ``HeuristicAgent`` or ``PretrainedAgent`` may play differently, so
+    it has no batched form (``as_batched`` plays it row by row), not the parent's (kills
+    ``isinstance(...) and kind is ...`` made ``or``)."""
+    from cardarena.agents import HeuristicAgent, PretrainedAgent
+
+    class Cautious(HeuristicAgent):
+        pass
+
+    class Greedy(PretrainedAgent):
+        pass
+
+    assert batched_agent(Cautious(seed=0), ENV) is None
+    assert batched_agent(Greedy(seed=0), ENV) is None
+
+
+def test_a_missing_exported_file_is_an_unknown_spec():
+    """A ``.npz`` name that is no file is read as any other spec (kills ``endswith(".npz")
+    and is_file()`` made ``or``, which tries to load the missing file)."""
+    with pytest.raises(InvalidConfigError, match=r"unknown agent spec 'nothere\.npz'"):
+        batched_agent("nothere.npz", ENV)
+
+
+class _ActsOnSlotsButNeverForgets:
+    """``act`` takes ``slots`` but there is no ``new_games``: not a batched agent."""
+
+    def act(self, observations, masks, seats, slots, rng):
+        return np.zeros(len(seats), np.int64)
+
+
+def test_a_batched_agent_needs_new_games_too():
+    """Kills ``act is None or not hasattr(item, "new_games")`` made ``and``."""
+    assert batched_agent(_ActsOnSlotsButNeverForgets(), ENV) is None
