@@ -36,8 +36,7 @@ CONFIGS: dict[str, tuple[str, dict[str, Any], str]] = {
         "ironman_war_v0",
         {"deck": {"attack_1": 1, "attack_2": 1, "energy_shield": 1}, "victory_cards": 2,
          "max_rounds": 1},
-        '{"deck": {"attack_1": 1, "attack_2": 1, "energy_shield": 1}, "victory_cards": 2,'
-        ' "max_rounds": 1}',
+        "deck=attack_1:1 attack_2:1 energy_shield:1,victory_cards=2,max_rounds=1",
     ),
 }  # fmt: skip
 

@@ -300,3 +300,20 @@ class _ActsOnSlotsButNeverForgets:
 def test_a_batched_agent_needs_new_games_too():
     """Kills ``act is None or not hasattr(item, "new_games")`` made ``and``."""
     assert batched_agent(_ActsOnSlotsButNeverForgets(), ENV) is None
+
+
+@pytest.mark.parametrize(
+    "env_name", ["promise_war_v0", "ironman_war_v0", "beast_wars_v0", "cardline_v0"]
+)
+def test_a_batched_heuristic_gives_no_actions_for_no_rows(env_name):
+    """Kills ``np.zeros(0, ...)`` made ``np.zeros(1, ...)`` in each batched heuristic."""
+    spec = EnvSpec(env_name)
+    heuristic = batched_heuristic(spec)
+    raw = spec.make_raw()
+    raw.reset(seed=0)
+    observed = raw.observe(raw.agent_selection)
+    observations = observed["observation"][None][:0]
+    masks = observed["action_mask"][None].astype(bool)[:0]
+    none = np.zeros(0, np.int64)
+    actions = heuristic.act(observations, masks, none, none, np.random.default_rng(0))
+    assert actions.shape == (0,) and actions.dtype == np.int64
