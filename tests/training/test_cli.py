@@ -241,6 +241,14 @@ BAD_TRAIN_FLAGS = [
     ("--seed", str(2**32)),
     ("--num-players", "1"),
     ("--steps", "²"),
+    ("--kl-coef", "-0.5"),
+    ("--kl-coef", "nan"),
+    ("--magnet-rate", "0"),
+    ("--magnet-rate", "1.5"),
+    ("--magnet-every", "0"),
+    ("--exploiter-every", "-1"),
+    ("--exploiter-steps", "0"),
+    ("--exploiter-games", "0"),
 ]
 
 
@@ -258,6 +266,7 @@ def test_every_train_field_is_checked_in_one_table():
     """A new numeric field must get its rule; the rest are checked by name in resolved()."""
     other = {"env", "opponent", "selfplay", "out", "resume", "backend", "address"}
     other |= {"league_mode", "progress", "hyper", "device", "rllib_policies", "precision"}
+    other |= {"magnet"}
     assert {f.name for f in fields(TrainArgs)} - other == set(RULES)
 
 
