@@ -49,9 +49,10 @@ class HabitAgent(StrategyAgent):
 
     def __init__(self, seed: int | None = None, plan: str = "") -> None:
         super().__init__(seed)
-        if not isinstance(plan, str) or not plan:
+        if not isinstance(plan, str) or not any(plan in table for table in HABITS.values()):
             known = "; ".join(f"{env}: {', '.join(names)}" for env, names in HABITS.items())
-            raise InvalidConfigError(f"agent 'habit' needs plan=NAME (plans: {known})")
+            what = "needs plan=NAME" if plan == "" else f"has no plan {plan!r}"
+            raise InvalidConfigError(f"agent 'habit' {what} (plans: {known})")
         self.plan = plan
         self.spec = f"habit:plan={plan}"
 

@@ -47,6 +47,8 @@ def test_a_habit_plays_legal_games_and_repeats_them_for_its_seed(env_name, plan)
 def test_unknown_plans_and_envs_are_refused_naming_what_there_is():
     with pytest.raises(InvalidConfigError, match=r"needs plan=NAME .*promise_war_v0: highest"):
         make_agent("habit")
+    with pytest.raises(InvalidConfigError, match=r"has no plan 'hihgest' \(plans: "):
+        make_agent("habit:plan=hihgest")
     agent = make_agent("habit:plan=highest")
     agent.start_game("player_0", EnvSpec("promise_war_v0"))
     with pytest.raises(InvalidConfigError, match="ironman_war_v0 has no plan 'highest'; its plans: "

@@ -18,12 +18,14 @@ from hypothesis import strategies as st
 
 import cardarena.training  # noqa: F401  (registers every agent spec)
 from cardarena.agents import AGENT_SPECS, EnvSpec, choose, make_agent, parse_spec, start_game
+from cardarena.agents.habits import HABITS, plans
 from cardarena.agents.heuristics.cardline import NoisyAgent
 from cardarena.agents.ismcts import MAX_EXPLORATION, MAX_ITERATIONS
 from cardarena.envs import make_raw
 from cardarena.envs.core import InvalidConfigError
 
-SPECS = sorted(AGENT_SPECS)
+#: Every spec, buildable as it stands (``habit`` needs its plan).
+SPECS = sorted(spec if spec != "habit" else "habit:plan=highest" for spec in AGENT_SPECS)
 #: Specs whose agents play the default Promise War (the seed check plays a few decisions).
 PLAYERS = ("random", "heuristic", "ismcts:iterations=3", "pretrained:deterministic=false")
 
@@ -121,6 +123,7 @@ OPTIONS = {
     "nodes": ("ismcts", "nodes", lambda v: v in ("observations", "actions")),
     "sigma": ("noisy", "sigma", lambda v: _number(v, 0, NoisyAgent.MAX_SIGMA)),
     "deterministic": ("pretrained", "deterministic", lambda v: isinstance(v, bool)),
+    "plan": ("habit", "plan", lambda v: any(v in plans(env) for env in HABITS)),
 }  # fmt: skip
 
 
@@ -159,6 +162,8 @@ def test_every_option_bound(option):
     for value in (-1, 0, 1, bound, bound + 1, 2**63, 10**40, 10**41, 1.0, 0.5):
         check_option(option, str(value))
     for text in ("nan", "inf", "true", "false", "", "abc", "observations", "actions", "1e400"):
+        check_option(option, text)
+    for text in ("highest", "rush", "turtle"):  # plans of the habit zoo
         check_option(option, text)
 
 
