@@ -183,10 +183,23 @@ def test_a_resumed_run_ends_with_the_uninterrupted_runs_network_and_magnet(tmp_p
     assert not all(np.array_equal(whole.magnet[k], whole.network[k]) for k in whole.network)
 
 
+def test_a_copy_magnet_is_the_network_of_its_last_copy_in_a_run(tmp_path):
+    """In a run, ``copy`` follows the network after every ``magnet_every``-th rollout: after
+    3 rollouts with a copy every 2, the magnet is the network as it was after rollout 2."""
+    final = load_checkpoint(_train(tmp_path / "run", 3 * ROLLOUT, magnet="copy",
+                                   magnet_every=2, checkpoint_every=ROLLOUT))  # fmt: skip
+    second = load_checkpoint(tmp_path / "run" / "checkpoints" / f"step_{2 * ROLLOUT}")
+    assert final.magnet is not None
+    assert all(np.array_equal(final.magnet[k], second.network[k]) for k in second.network)
+    assert not all(np.array_equal(final.magnet[k], final.network[k]) for k in final.network)
+
+
 def test_the_term_changes_training_and_the_plain_run_keeps_no_magnet(tmp_path):
     plain = load_checkpoint(_train(tmp_path / "plain", 2 * ROLLOUT, kl_coef=0.0))
     pulled = load_checkpoint(_train(tmp_path / "pulled", 2 * ROLLOUT, magnet="average"))
     assert plain.magnet is None and not (tmp_path / "plain" / "latest" / MAGNET).exists()
+    quiet = (tmp_path / "plain" / "logs" / "run_0" / "progress.csv").read_text().splitlines()
+    assert all(float(row.split(",")[-1]) == 0.0 for row in quiet[1:])  # no term, no KL
     assert not all(np.array_equal(plain.network[k], pulled.network[k]) for k in plain.network)
     progress = (tmp_path / "pulled" / "logs" / "run_0" / "progress.csv").read_text().splitlines()
     kl = [float(row.split(",")[-1]) for row in progress[1:]]
