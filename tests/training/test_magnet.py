@@ -57,6 +57,15 @@ def test_a_row_without_legal_actions_adds_no_kl():
     assert masked_kl(log_probs, uniform_log_probs(masks), masks).tolist() == [0.0]
 
 
+def test_a_forced_move_has_probability_one_under_the_uniform_magnet():
+    """One legal action: the uniform policy is certain of it (log-prob 0), so a forced move
+    adds no KL (kills the floor of the legal count ``clamp(min=1)`` made 2)."""
+    masks = torch.tensor([[False, True, False]])
+    assert uniform_log_probs(masks)[0, 1].item() == 0.0
+    log_probs = masked_log_probs(torch.tensor([[3.0, -1.0, 2.0]]), masks)
+    assert masked_kl(log_probs, uniform_log_probs(masks), masks).item() == 0.0
+
+
 def test_the_uniform_magnet_is_log_legal_actions_minus_the_entropy():
     log_probs = masked_log_probs(LOGITS, MASKS)
     uniform = uniform_log_probs(MASKS)
