@@ -29,7 +29,8 @@ def test_ppo_config_defaults_are_the_documented_ones():
     flags = {f.name: f.default for f in dataclasses.fields(TrainArgs)}
     config = PPOConfig()
     for name in ("num_envs", "rollout_steps", "n_epochs", "gamma", "gae_lambda", "clip_range",
-                 "vf_coef", "max_grad_norm"):  # fmt: skip
+                 "vf_coef", "max_grad_norm", "kl_coef", "magnet", "magnet_every",
+                 "magnet_rate"):  # fmt: skip
         assert getattr(config, name) == flags[name], name
     assert config.net_arch == tuple(FALLBACK["net_arch"]) == (128, 128)
     assert config.learning_rate == FALLBACK["learning_rate"]
