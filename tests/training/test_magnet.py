@@ -102,6 +102,18 @@ def test_the_total_adds_kl_coef_times_the_mean_kl():
         assert float(getattr(pulled, name)) == float(getattr(plain, name))
 
 
+def test_a_magnet_without_a_coefficient_adds_nothing():
+    """``ppo_losses``' ``kl_coef`` defaults to 0: the KL is reported, the total is plain PPO's
+    (kills the default made 1.0)."""
+    magnet = masked_log_probs(REFERENCE, MASKS)
+    plain = _losses(0.0, None)
+    given = ppo_losses(LOGITS, torch.tensor([0.5, -0.5]), MASKS, torch.tensor([0, 2]),
+                       torch.tensor([-0.7, -1.1]), torch.tensor([1.0, -1.0]),
+                       torch.tensor([1.0, 0.0]), clip_range=0.2, vf_coef=0.5, ent_coef=0.01,
+                       magnet_log_probs=magnet)  # fmt: skip
+    assert float(given.kl) > 0 and float(given.total) == float(plain.total)
+
+
 def test_descending_the_total_moves_the_policy_toward_the_magnet():
     magnet = masked_log_probs(REFERENCE, MASKS)
     logits = LOGITS.clone().requires_grad_(True)
