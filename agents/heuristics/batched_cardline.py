@@ -35,6 +35,7 @@ def _act(
     masks: np.ndarray,
     uniforms: np.ndarray,
     offsets: np.ndarray,
+    held: np.ndarray,
     gaps: int,
     inside: np.ndarray,
     chances: np.ndarray,
@@ -43,7 +44,7 @@ def _act(
 ) -> None:
     """The heuristic's action per row (module docstring); ``inside``, ``chances`` and
     ``scores`` are scratch rows."""
-    known_at, known_len, hand_known, lower_at, upper_at, sizes_at, line_at = offsets
+    known_at, known_len, hand_known, lower_at, upper_at, line_at = offsets
     for m in range(observations.shape[0]):
         open_gaps = int(observations[m, line_at]) + 1
         # How many seen values lie in each open gap: each value lies in the gaps from the
@@ -84,20 +85,15 @@ def _act(
                 chances[gap] = width
             else:
                 chances[gap] = (running + PRIOR_WEIGHT * width) / (count + PRIOR_WEIGHT)
-        # Scores of the legal actions (slot, gap) of cards held in open gaps; any other legal
-        # action scores 0 (the scalar's default), and ties only if the best is about 0.
-        held = min(int(observations[m, sizes_at]), masks.shape[1] // gaps)
-        legal = 0
-        for action in range(masks.shape[1]):
-            legal += masks[m, action]
+        # Scores of the legal actions (slot, gap): a card held, an open gap (``act`` checked
+        # that the mask has no other).
         best = -np.inf
-        for slot in range(held):
+        for slot in range(held[m]):
             known = np.float64(observations[m, hand_known + slot])
             for gap in range(open_gaps):
                 action = slot * gaps + gap
                 if not masks[m, action]:
                     continue
-                legal -= 1
                 score = chances[gap]
                 if known >= 0:
                     lower = np.float64(observations[m, lower_at + gap])
@@ -105,22 +101,16 @@ def _act(
                     score = 1.0 if lower <= known and known <= upper else 0.0
                 scores[action] = score
                 best = max(best, score)
-        everywhere = legal > 0 and best <= TOLERANCE  # legal zeros elsewhere tie too
-        if legal > 0:
-            best = max(best, 0.0)
         # A uniform choice among the ties: the k-th, k = floor(u * ties).
         ties, pick = 0, -1
         for stage in range(2):  # count the ties, then take the pick-th
             if stage == 1:
-                pick = min(int(uniforms[m] * ties), ties - 1)
+                pick = int(uniforms[m] * ties)  # < ties: u < 1 and n * u rounds below n
             found = 0
-            for slot in range(masks.shape[1] // gaps if everywhere else held):
-                for gap in range(gaps if everywhere else open_gaps):
+            for slot in range(held[m]):
+                for gap in range(open_gaps):
                     action = slot * gaps + gap
-                    if not masks[m, action]:
-                        continue
-                    score = scores[action] if slot < held and gap < open_gaps else 0.0
-                    if score < best - TOLERANCE:
+                    if not masks[m, action] or scores[action] < best - TOLERANCE:
                         continue
                     if found == pick:
                         out[m] = action
@@ -138,6 +128,10 @@ class BatchedCardlineHeuristic:
         game = self.data.game
         self.gaps: int = game.num_gaps
         self.hand_size: int = game.hand_size
+        self._sizes_at: int = layout["hand_sizes"].start
+        self._line_at: int = layout["line_length"].start
+        actions = np.arange(self.hand_size * self.gaps)
+        self._slot_of, self._gap_of = actions // self.gaps, actions % self.gaps
         known = layout["known_value"]
         self._offsets = np.array(
             [
@@ -146,7 +140,6 @@ class BatchedCardlineHeuristic:
                 layout["hand_known_value"].start,
                 layout["gap_lower"].start,
                 layout["gap_upper"].start,
-                layout["hand_sizes"].start,
                 layout["line_length"].start,
             ],
             np.int64,
@@ -169,15 +162,43 @@ class BatchedCardlineHeuristic:
             return np.zeros(0, np.int64)
         if not masks.any(axis=1).all():
             raise ValueError("every row needs a legal action (the seat to act's mask)")
+        held = self._playable(observations, masks)
         if rng is None:
             rng = np.random.default_rng()
         uniforms = rng.random(rows)
         out = np.zeros(rows, np.int64)
         _act(
-            observations, masks, uniforms, self._offsets, self.gaps,
+            observations, masks, uniforms, self._offsets, held, self.gaps,
             np.zeros(self.gaps + 1, np.int64), np.zeros(self.gaps), np.zeros(masks.shape[1]), out,
         )  # fmt: skip
         return out
+
+    def _playable(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The cards held per row, after checking that every legal action places a held card
+        in an open gap, as Cardline's masks do (the kernel looks nowhere else)."""
+        if masks.shape[1] != self._slot_of.size:
+            raise ValueError(
+                f"masks have {masks.shape[1]} actions; this config has {self._slot_of.size}"
+            )
+        held = observations[:, self._sizes_at].astype(np.int64)
+        open_gaps = observations[:, self._line_at].astype(np.int64) + 1
+        beyond = np.flatnonzero((held > self.hand_size) | (open_gaps > self.gaps))
+        if beyond.size:
+            row = int(beyond[0])
+            raise ValueError(
+                f"row {row} is not an observation of this config: {held[row]} cards held and "
+                f"{open_gaps[row]} open gaps, at most {self.hand_size} and {self.gaps}"
+            )
+        playable = (self._slot_of < held[:, None]) & (self._gap_of < open_gaps[:, None])
+        outside = masks & ~playable
+        if outside.any():
+            row, action = (int(i) for i in np.argwhere(outside)[0])
+            raise ValueError(
+                f"row {row}: legal action {action} (card slot {self._slot_of[action]}, gap "
+                f"{self._gap_of[action]}) is outside the {held[row]} cards held and "
+                f"{open_gaps[row]} open gaps; Cardline's masks never hold one"
+            )
+        return held
 
     def __repr__(self) -> str:
         return "BatchedCardlineHeuristic()"

@@ -287,3 +287,61 @@ def test_heuristic_matches_the_scalar(config: dict[str, Any], monkeypatch: Any) 
         actions[noise] = random_legal_actions(batch.action_mask, rng)[noise]
         batch = venv.step(actions)
     assert rows > 1000 and exact > 0
+
+
+class FixedUniforms:
+    """A stand-in generator whose ``random`` gives the values it was made with."""
+
+    def __init__(self, *values: float) -> None:
+        self.values = np.array(values)
+
+    def random(self, size: int) -> np.ndarray:
+        assert size == self.values.size
+        return self.values
+
+
+def test_heuristic_takes_the_kth_tie_for_a_uniform_in_the_kth_share(monkeypatch: Any) -> None:
+    spec = EnvSpec(ENV, {})
+    batch = make_vec(ENV, 1, seed=3).reset()  # no card revealed yet: every card ties per gap
+    observation, mask = batch.observation[0], batch.action_mask[0]
+    ties = capture_ties(monkeypatch, scalar_module)
+    view = {"observation": observation, "action_mask": mask.astype(np.int8)}
+    CardlineStrategy(spec).act(view, np.random.default_rng(0))
+    tied = sorted(ties[-1])
+    assert len(tied) > 2
+    batched = BatchedCardlineHeuristic(spec)
+    for k, action in enumerate(tied):
+        for share in (0.0, 0.5, 0.999):
+            u = (k + share) / len(tied)
+            seat = np.zeros(1, np.int64)
+            got = batched.act(observation[None], mask[None], seat, FixedUniforms(u))
+            assert got[0] == action, (k, share, got[0], tied)
+
+
+def test_heuristic_refuses_a_mask_or_observation_no_cardline_env_makes() -> None:
+    spec = EnvSpec(ENV, {})
+    batched = BatchedCardlineHeuristic(spec)
+    batch = make_vec(ENV, 2, seed=3).reset()
+    observations, masks = batch.observation, batch.action_mask
+    seats = np.zeros(2, np.int64)
+    gaps, hand = batched.gaps, batched.hand_size
+    assert batched.act(observations, masks, seats).shape == (2,)
+    open_gaps = int(observations[1, batched._line_at]) + 1
+    held = int(observations[1, batched._sizes_at])
+    assert open_gaps < gaps and held == hand
+    # A legal action in a gap not yet open, then one for a card no longer held.
+    fewer = observations.copy()
+    fewer[1, batched._sizes_at] = held - 1
+    for crafted, action in ((observations, open_gaps), (fewer, (held - 1) * gaps)):
+        outside = masks.copy()
+        outside[1, action] = True
+        with pytest.raises(ValueError, match=rf"row 1: legal action {action} \("):
+            batched.act(crafted, outside, seats)
+    # More cards held, or more gaps open, than the config has.
+    for column, value in ((batched._sizes_at, hand + 1), (batched._line_at, gaps)):
+        crafted = observations.copy()
+        crafted[0, column] = value
+        with pytest.raises(ValueError, match="row 0 is not an observation of this config"):
+            batched.act(crafted, masks, seats)
+    with pytest.raises(ValueError, match=f"masks have {masks.shape[1] - 1} actions"):
+        batched.act(observations, masks[:, :-1], seats)
