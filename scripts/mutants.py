@@ -213,7 +213,13 @@ def http_workers(copies: list[Path], env_extra: dict[str, str]) -> Iterator[list
         for worker in workers:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(worker.pid, signal.SIGTERM)
-            worker.wait()
+        for worker in workers:  # a worker inside a test run may not end on TERM: then KILL
+            try:
+                worker.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(worker.pid, signal.SIGKILL)
+                worker.wait()
 
 
 def toml_value(value: object) -> str:
