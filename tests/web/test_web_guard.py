@@ -117,3 +117,8 @@ def test_a_bug_before_the_answer_starts_is_one_json_500():
 def test_a_bug_after_the_answer_started_sends_no_second_start():
     sent = call(CatchAll(failing(started=True)), "GET", {"host": "localhost"})
     assert [(m["type"], m.get("status")) for m in sent] == [("http.response.start", 200)]
+
+
+def test_a_refused_host_is_told_the_names_served_with_ipv6_in_brackets():
+    _, error = status_and_error(call(WALL, "GET", {"host": "elsewhere"}))
+    assert "this server answers to 127.0.0.1, [::1], localhost (the operator" in error
