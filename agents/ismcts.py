@@ -33,6 +33,17 @@ puts that copy into a canonical form (``canonical_infostate``), so the decision 
 on the seat's information set and the agent's seed, bit for bit, whatever the true hidden
 cards are (a test checks it for every game).
 
+Guided by a network (option ``policy``: ``pretrained``, the shipped network for the table,
+or an exported ``.npz``): every decision node holds the network's probabilities over its legal
+actions as a prior, the descent chooses by PUCT (AlphaZero's rule: mean return plus ``c``
+times the prior times the square root of the node's visits over one plus the action's;
+unvisited actions count a return of 0, the middle of the games' [-1, 1]), the leaf's
+unvisited action is the one chosen, and option ``rollout`` (``policy``, the default with a
+network, or ``random``) plays the rollout with the network sampling every seat's moves from
+that seat's own observation. The shipped networks have no value head, so the network's value
+is its own play to the end. The prior needs the seat's observation at each node, so a network
+needs ``nodes=observations``.
+
 Spec: ``ismcts:iterations=100,c=1.4,nodes=observations`` (``iterations`` 1..100000,
 determinizations per decision; ``c`` the UCB1 exploration constant, >= 0, 1.4 = Cowling's
 0.7 on [0, 1] rewards scaled to the games' [-1, 1] returns). The seed is the harness's
@@ -58,6 +69,7 @@ from cardarena.envs.core import InvalidConfigError
 from cardarena.envs.core.validation import check_choice, check_int
 
 from .base import BaseAgent, EnvSpec, Observation, legal_actions, sample_infostate
+from .pretrained import PretrainedAgent
 from .specs import register_agent
 
 #: Most iterations per decision (a bound on time and memory, roughly a minute per decision).
@@ -68,6 +80,8 @@ MAX_EXPLORATION = 100.0
 STOP_POLL_STEPS = 256
 #: What a tree node is (module docstring).
 NODE_KINDS = ("observations", "actions")
+#: How a rollout picks its moves (module docstring; ``policy`` needs a network).
+ROLLOUTS = ("random", "policy")
 
 
 class _SortingRandom:
@@ -109,13 +123,15 @@ class _Node:
     statistics: visits, availability and every seat's return sum. With ``nodes=actions`` an
     action's statistics are also the node that follows it."""
 
-    __slots__ = ("available", "children", "totals", "visits")
+    __slots__ = ("available", "children", "prior", "totals", "visits")
 
     def __init__(self, players: int) -> None:
         self.children: dict[int, _Node] = {}
         self.visits = 0
         self.available = 1
         self.totals = [0.0] * players
+        #: A guided search's network probabilities per action at this decision node.
+        self.prior: list[float] | None = None
 
 
 class ISMCTSAgent(BaseAgent):
@@ -130,9 +146,25 @@ class ISMCTSAgent(BaseAgent):
         iterations: int = 100,
         c: float = 1.4,
         nodes: str = "observations",
+        policy: str | None = None,
+        rollout: str | None = None,
     ) -> None:
         super().__init__(seed)
         self.nodes = check_choice(nodes, "ismcts: nodes", NODE_KINDS)
+        self.policy = policy
+        self.guide = _network_agent(policy, self.nodes)
+        self.rollout = check_choice(
+            rollout if rollout is not None else "random" if policy is None else "policy",
+            "ismcts: rollout",
+            ROLLOUTS,
+        )
+        if self.rollout == "policy" and self.guide is None:
+            raise InvalidConfigError(
+                "ismcts: rollout=policy needs a network to roll out with (policy=pretrained "
+                "or policy=FILE.npz)"
+            )
+        #: The guiding network for the env of the game being played (``start_game``).
+        self.network: Any = None
         self._encoder: tuple[EnvSpec, Any, Any] | None = None
         self.iterations = check_int(iterations, "ismcts: iterations", 1, MAX_ITERATIONS)
         if (
@@ -159,6 +191,8 @@ class ISMCTSAgent(BaseAgent):
         if self.nodes == "observations" and (self._encoder is None or self._encoder[0] != env_spec):
             raw = env_spec.make_raw()
             self._encoder = (env_spec, raw, raw.layout.buffer())
+        if self.guide is not None:
+            self.network = self.guide.policy_for(env_spec)
 
     def act(self, observation: Observation) -> int:
         raise TypeError(
@@ -208,6 +242,8 @@ class ISMCTSAgent(BaseAgent):
             encode, views, flat = raw.encode, buffer.views, buffer.array
             table: dict[tuple[int, bytes], _Node] = {}
 
+            network = self.network
+
             def node_of(state: Any, player: int) -> _Node:
                 buffer.clear()
                 encode(state, player, views)
@@ -215,6 +251,9 @@ class ISMCTSAgent(BaseAgent):
                 found = table.get(key)
                 if found is None:
                     found = table[key] = _Node(players)
+                    if network is not None:
+                        mask = state.legal_action_mask()
+                        found.prior = network.probabilities(flat, mask).tolist()
                 return found
 
             root = node_of(base, seat)
@@ -223,6 +262,7 @@ class ISMCTSAgent(BaseAgent):
         c = self.c
         sqrt, log = math.sqrt, math.log
         stop = self.should_stop
+        by_policy = self.rollout == "policy"
         for _ in range(self.iterations):
             if stop is not None and stop():
                 break
@@ -235,6 +275,16 @@ class ISMCTSAgent(BaseAgent):
                     node = node_of(state, player)
                 legal = state.legal_action_mask().nonzero()[0].tolist()
                 children = node.children
+                if node.prior is not None:  # guided: PUCT over the prior
+                    action = _puct(node, legal, player, c)
+                    edge = children.get(action)
+                    state.apply_legal_action(action)
+                    if edge is None:  # a new leaf: expanded, then rolled out
+                        path.append(children.setdefault(action, _Node(players)))
+                        break
+                    path.append(edge)
+                    node = None
+                    continue
                 untried = [a for a in legal if a not in children]
                 if untried:
                     action = untried[int(draw() * len(untried))]
@@ -262,8 +312,16 @@ class ISMCTSAgent(BaseAgent):
                 node = None if keyed else edge
             rollout = 0
             while not (state.is_terminal() or state.is_truncated()):
-                moves = state.legal_action_mask().nonzero()[0]
-                state.apply_legal_action(int(moves[int(draw() * moves.size)]))
+                if by_policy:
+                    player = state.current_player()
+                    mask = state.legal_action_mask()
+                    buffer.clear()
+                    encode(state, player, views)
+                    move = _sample(self.network.probabilities(flat, mask), mask, draw())
+                else:
+                    moves = state.legal_action_mask().nonzero()[0]
+                    move = int(moves[int(draw() * moves.size)])
+                state.apply_legal_action(move)
                 rollout += 1
                 if stop is not None and rollout % STOP_POLL_STEPS == 0 and stop():
                     return root  # this iteration is dropped unscored
@@ -276,19 +334,77 @@ class ISMCTSAgent(BaseAgent):
         return root
 
     def __repr__(self) -> str:
-        return f"<ISMCTSAgent {self.spec!r} iterations={self.iterations} c={self.c:g}>"
+        guided = "" if self.guide is None else f" policy={self.policy} rollout={self.rollout}"
+        return f"<ISMCTSAgent {self.spec!r} iterations={self.iterations} c={self.c:g}{guided}>"
+
+
+def _puct(node: _Node, legal: list[int], player: int, c: float) -> int:
+    """The legal action of highest mean return for ``player`` plus ``c * prior *
+    sqrt(visits) / (1 + its visits)``, the first of equals (module docstring)."""
+    children, prior = node.children, node.prior
+    assert prior is not None
+    visits = 0
+    for a in legal:
+        child = children.get(a)
+        if child is not None:
+            visits += child.visits
+    scale = c * math.sqrt(visits) if visits else c
+    best_score, best = -math.inf, legal[0]
+    for a in legal:
+        child = children.get(a)
+        if child is None or not child.visits:
+            score = scale * prior[a]
+        else:
+            score = child.totals[player] / child.visits + scale * prior[a] / (1 + child.visits)
+        if score > best_score:
+            best_score, best = score, a
+    return best
+
+
+def _sample(probabilities: np.ndarray, mask: np.ndarray, u: float) -> int:
+    """The action at ``u`` in [0, 1) of the cumulative ``probabilities`` (inverse CDF); a
+    ``u`` past a sum rounded below 1 takes the last legal action."""
+    action = int(np.searchsorted(np.cumsum(probabilities), u, side="right"))
+    if action >= probabilities.size or not mask[action]:
+        action = int(np.flatnonzero(mask)[-1])
+    return action
+
+
+def _network_agent(policy: str | None, nodes: str) -> PretrainedAgent | None:
+    """The ``pretrained`` agent whose network guides the search (``policy``: ``pretrained`` or
+    a ``.npz`` path), or None; refused with ``nodes=actions`` (no observation per node)."""
+    if policy is None:
+        return None
+    if not isinstance(policy, str) or not policy:
+        raise InvalidConfigError(
+            f"ismcts: policy must be 'pretrained' or the path of an exported .npz, got {policy!r}"
+        )
+    if nodes != "observations":
+        raise InvalidConfigError(
+            "ismcts: a policy needs nodes=observations (its prior is read from the observation "
+            f"of each node), got nodes={nodes}"
+        )
+    return PretrainedAgent(path=None if policy == "pretrained" else policy)
 
 
 def _ismcts(
-    seed: int | None = None, iterations: int = 100, c: float = 1.4, nodes: str = "observations"
+    seed: int | None = None,
+    iterations: int = 100,
+    c: float = 1.4,
+    nodes: str = "observations",
+    policy: str | None = None,
+    rollout: str | None = None,
 ) -> ISMCTSAgent:
-    return ISMCTSAgent(seed, iterations=iterations, c=c, nodes=nodes)
+    return ISMCTSAgent(
+        seed, iterations=iterations, c=c, nodes=nodes, policy=policy, rollout=rollout
+    )
 
 
 register_agent(
     "ismcts",
     _ismcts,
-    "information-set MCTS on sampled hidden cards (options iterations=100, c=1.4, nodes)",
+    "information-set MCTS on sampled hidden cards (options iterations=100, c=1.4, nodes, "
+    "policy=pretrained|FILE.npz to guide it with a network, rollout=policy|random)",
 )
 
 __all__ = ["MAX_ITERATIONS", "ISMCTSAgent", "canonical_infostate"]
