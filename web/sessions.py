@@ -37,8 +37,7 @@ DEFAULT_IDLE_SECONDS = 30 * 60
 class UnknownGame(CardArenaError, KeyError):
     """A game id the store does not hold (never made, expired or evicted)."""
 
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else ""
+    __str__ = Exception.__str__  # the message as written (KeyError's would quote it)
 
 
 class StoreFull(CardArenaError):
