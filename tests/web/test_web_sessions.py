@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from cardarena.envs.core import InvalidConfigError
 from cardarena.training.cli_args import ServeArgs
 from cardarena.web.sessions import GameStore, UnknownGame
 
@@ -39,9 +40,8 @@ def test_a_game_lives_its_idle_seconds_and_not_a_moment_more():
     with store.use(game):  # exactly 60 s untouched: alive, and touched again
         pass
     clock.now += 60.001
-    with pytest.raises(UnknownGame, match="expire after 60 s without a request"):
-        with store.use(game):
-            pass
+    with pytest.raises(UnknownGame, match="expire after 60 s without a request"), store.use(game):
+        pass
     assert store.expired == 1
 
 
@@ -52,3 +52,21 @@ def test_an_unknown_id_is_quoted_cut_at_40_characters():
         with pytest.raises(UnknownGame) as caught:
             refusal()
         assert str(caught.value).startswith(f"unknown or expired game {game_id[:40]!r}")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "match"),
+    [
+        ({"max_games": True}, "max_games must be a positive integer, got True"),
+        ({"max_games": 2.0}, "max_games must be a positive integer, got 2.0"),
+        ({"max_games": "2"}, "max_games must be a positive integer, got '2'"),
+        ({"max_games": 0}, "max_games must be a positive integer, got 0"),
+        ({"idle_seconds": 0}, "idle_seconds must be a positive number, got 0"),
+        ({"idle_seconds": float("nan")}, "idle_seconds must be a positive number, got nan"),
+        ({"idle_seconds": "60"}, "idle_seconds must be a positive number, got '60'"),
+    ],
+)
+def test_a_store_refuses_a_bound_that_is_not_one(arguments, match):
+    with pytest.raises(InvalidConfigError, match=match):
+        GameStore(**arguments)
+    assert GameStore(max_games=1, idle_seconds=0.5).max_games == 1
