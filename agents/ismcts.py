@@ -41,8 +41,11 @@ unvisited actions count a return of 0, the middle of the games' [-1, 1]), the le
 unvisited action is the one chosen, and option ``rollout`` (``policy``, the default with a
 network, or ``random``) plays the rollout with the network sampling every seat's moves from
 that seat's own observation. The shipped networks have no value head, so the network's value
-is its own play to the end. The prior needs the seat's observation at each node, so a network
-needs ``nodes=observations``.
+is its own play to the end. Option ``others`` says how the other seats choose inside the
+tree: ``search`` (default: PUCT on their own returns, as a strong opponent would), ``policy``
+(sampled from the network) or ``greedy`` (the network's best action, as ``pretrained`` plays):
+the last two search for a reply to the network itself rather than to the best opponent. The
+prior needs the seat's observation at each node, so a network needs ``nodes=observations``.
 
 Spec: ``ismcts:iterations=100,c=1.4,nodes=observations`` (``iterations`` 1..100000,
 determinizations per decision; ``c`` the UCB1 exploration constant, >= 0, 1.4 = Cowling's
@@ -82,6 +85,8 @@ STOP_POLL_STEPS = 256
 NODE_KINDS = ("observations", "actions")
 #: How a rollout picks its moves (module docstring; ``policy`` needs a network).
 ROLLOUTS = ("random", "policy")
+#: How the other seats choose inside the tree (module docstring; ``policy`` needs a network).
+OTHERS = ("search", "policy", "greedy")
 
 
 class _SortingRandom:
@@ -148,11 +153,18 @@ class ISMCTSAgent(BaseAgent):
         nodes: str = "observations",
         policy: str | None = None,
         rollout: str | None = None,
+        others: str = "search",
     ) -> None:
         super().__init__(seed)
         self.nodes = check_choice(nodes, "ismcts: nodes", NODE_KINDS)
         self.policy = policy
         self.guide = _network_agent(policy, self.nodes)
+        self.others = check_choice(others, "ismcts: others", OTHERS)
+        if self.others != "search" and self.guide is None:
+            raise InvalidConfigError(
+                f"ismcts: others={self.others} needs a network to model the other seats with "
+                "(policy=pretrained or policy=FILE.npz)"
+            )
         self.rollout = check_choice(
             rollout if rollout is not None else "random" if policy is None else "policy",
             "ismcts: rollout",
@@ -263,6 +275,8 @@ class ISMCTSAgent(BaseAgent):
         sqrt, log = math.sqrt, math.log
         stop = self.should_stop
         by_policy = self.rollout == "policy"
+        model_others = self.others != "search"
+        greedy_others = self.others == "greedy"
         for _ in range(self.iterations):
             if stop is not None and stop():
                 break
@@ -276,12 +290,22 @@ class ISMCTSAgent(BaseAgent):
                 legal = state.legal_action_mask().nonzero()[0].tolist()
                 children = node.children
                 if node.prior is not None:  # guided: PUCT over the prior
-                    action = _puct(node, legal, player, c)
+                    modelled = model_others and player != seat
+                    if modelled:  # another seat plays as the network would
+                        if greedy_others:
+                            action = max(legal, key=node.prior.__getitem__)
+                        else:
+                            mask = state.legal_action_mask()
+                            action = _sample(np.asarray(node.prior), mask, draw())
+                    else:
+                        action = _puct(node, legal, player, c)
                     edge = children.get(action)
                     state.apply_legal_action(action)
-                    if edge is None:  # a new leaf: expanded, then rolled out
-                        path.append(children.setdefault(action, _Node(players)))
-                        break
+                    if edge is None:
+                        edge = children[action] = _Node(players)
+                        if not modelled:  # a new leaf: expanded, then rolled out
+                            path.append(edge)
+                            break
                     path.append(edge)
                     node = None
                     continue
@@ -394,9 +418,16 @@ def _ismcts(
     nodes: str = "observations",
     policy: str | None = None,
     rollout: str | None = None,
+    others: str = "search",
 ) -> ISMCTSAgent:
     return ISMCTSAgent(
-        seed, iterations=iterations, c=c, nodes=nodes, policy=policy, rollout=rollout
+        seed,
+        iterations=iterations,
+        c=c,
+        nodes=nodes,
+        policy=policy,
+        rollout=rollout,
+        others=others,
     )
 
 

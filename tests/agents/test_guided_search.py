@@ -123,6 +123,11 @@ def test_a_guided_agent_plays_a_whole_game(env_name):
         ("ismcts:policy=pretrained,nodes=actions", "a policy needs nodes=observations"),
         ("ismcts:rollout=policy", "rollout=policy needs a network"),
         ("ismcts:policy=pretrained,rollout=sideways", "rollout must be one of 'random', 'policy'"),
+        ("ismcts:others=policy", "others=policy needs a network"),
+        (
+            "ismcts:policy=pretrained,others=me",
+            "others must be one of .search., .policy., .greedy.",
+        ),
         ("ismcts:policy=/nowhere/net.npz", "no exported policy at"),
     ],
 )
@@ -135,3 +140,40 @@ def test_a_guided_table_the_network_cannot_play_is_refused_at_the_start():
     agent = make_agent("ismcts:policy=pretrained")
     with pytest.raises(InvalidConfigError, match="no pretrained agent ships"):
         start_game(agent, "player_0", EnvSpec("promise_war_v0", {"num_players": 7}))
+
+
+@pytest.mark.parametrize(("others", "searched", "sampled"), [
+    ("search", {0, 1}, set()), ("policy", {0}, {1}), ("greedy", {0}, set()),
+])  # fmt: skip
+def test_other_seats_search_or_play_as_the_network(monkeypatch, others, searched, sampled):
+    import cardarena.agents.ismcts as ismcts
+
+    env = _position("promise_war_v0", 0, seed=2)
+    seat = env.possible_agents.index(env.agent_selection)
+    assert seat == 0
+    chosen: dict[str, set[int]] = {"searched": set(), "sampled": set()}
+    puct, sample = ismcts._puct, ismcts._sample
+
+    def spy_puct(node, legal, player, c):
+        chosen["searched"].add(player)
+        return puct(node, legal, player, c)
+
+    def spy_sample(probabilities, mask, u):
+        chosen["sampled"].add(spied_state[0].current_player())
+        return sample(probabilities, mask, u)
+
+    spied_state: list[Any] = []
+    real_sample_infostate = ismcts.sample_infostate
+
+    def sample_infostate(base, at, rng):
+        spied_state[:] = [real_sample_infostate(base, at, rng)]
+        return spied_state[0]
+
+    monkeypatch.setattr(ismcts, "_puct", spy_puct)
+    monkeypatch.setattr(ismcts, "_sample", spy_sample)
+    monkeypatch.setattr(ismcts, "sample_infostate", sample_infostate)
+    spec = f"ismcts:iterations=40,policy=pretrained,rollout=random,others={others}"
+    agent = make_agent(spec, seed=0)
+    start_game(agent, env.agent_selection, EnvSpec("promise_war_v0"))
+    agent._search(canonical_infostate(env.game_state, seat), seat)
+    assert chosen == {"searched": searched, "sampled": sampled}
