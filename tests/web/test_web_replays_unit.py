@@ -1,0 +1,64 @@
+"""``web/replays.py``'s request checks and record reading on their own: the documented limits,
+numbers from a query string, a record file's lines wherever its newlines are, and the size
+bound at its edge."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from cardarena.envs.core import InvalidConfigError
+from cardarena.training.records import play_match
+from cardarena.web.replays import (
+    DEFAULT_FRAMES,
+    MAX_FRAMES,
+    MAX_RECORD_BYTES,
+    MAX_RECORDS,
+    ReplayAsk,
+    pick_record,
+    replay_ask,
+)
+
+DOCS = (Path(__file__).resolve().parents[2] / "docs" / "web_api.md").read_text()
+
+
+def test_the_limits_are_the_documented_ones():
+    count = re.search(r"\| `count` \| frames in the page, 1 to (\d+) \(default (\d+)\) \|", DOCS)
+    assert count and (MAX_FRAMES, DEFAULT_FRAMES) == (int(count[1]), int(count[2]))
+    record = re.search(r"a record at most (\d+) MiB and ([\d,]+) records", DOCS)
+    assert record, "docs/web_api.md lost the record limits"
+    assert MAX_RECORD_BYTES == int(record[1]) * 1024 * 1024
+    assert int(record[2].replace(",", "")) == MAX_RECORDS
+    assert ReplayAsk() == ReplayAsk(game=0, start=0, count=DEFAULT_FRAMES, any_version=False)
+    assert replay_ask({}) == ReplayAsk()
+
+
+def test_query_digits_up_to_nine_are_numbers_and_longer_ones_are_not():
+    assert replay_ask({"from": "999999", "count": "7", "game": "3"}) == ReplayAsk(3, 999999, 7)
+    with pytest.raises(InvalidConfigError, match=r"'from' must be .* got 100000000$"):
+        replay_ask({"from": "100000000"})  # nine digits: read as a number, then out of range
+    with pytest.raises(InvalidConfigError, match=r"'from' must be .* got '1000000000'$"):
+        replay_ask({"from": "1000000000"})  # ten: never converted (a huge text stays text)
+
+
+@pytest.fixture(scope="module")
+def record_line() -> bytes:
+    seats = ("player_0", "player_1")
+    return play_match("promise_war_v0", dict.fromkeys(seats, "random"), 3).to_json().encode()
+
+
+def test_a_record_file_is_read_line_by_line_wherever_its_newlines_are(record_line):
+    for data in (record_line, b"\n" + record_line, record_line + b"\n\n", b"\n\n" + record_line):
+        summaries, record = pick_record(data, 0)
+        assert len(summaries) == 1 and record.seed == 3
+    summaries, record = pick_record(record_line + b"\n" + record_line, 1)
+    assert [s["game"] for s in summaries] == [0, 1]
+
+
+def test_a_record_is_refused_for_its_size_only_past_the_limit():
+    with pytest.raises(InvalidConfigError, match="no match record in the text"):
+        pick_record(b"\n" * MAX_RECORD_BYTES, 0)  # at the limit: read (and empty)
+    with pytest.raises(InvalidConfigError, match=f"at most {MAX_RECORD_BYTES:,} are read"):
+        pick_record(b"\n" * (MAX_RECORD_BYTES + 1), 0)
