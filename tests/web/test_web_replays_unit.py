@@ -26,10 +26,10 @@ DOCS = (Path(__file__).resolve().parents[2] / "docs" / "web_api.md").read_text()
 
 def test_the_limits_are_the_documented_ones():
     count = re.search(r"\| `count` \| frames in the page, 1 to (\d+) \(default (\d+)\) \|", DOCS)
-    assert count and (MAX_FRAMES, DEFAULT_FRAMES) == (int(count[1]), int(count[2]))
+    assert count and (int(count[1]), int(count[2])) == (MAX_FRAMES, DEFAULT_FRAMES)
     record = re.search(r"a record at most (\d+) MiB and ([\d,]+) records", DOCS)
     assert record, "docs/web_api.md lost the record limits"
-    assert MAX_RECORD_BYTES == int(record[1]) * 1024 * 1024
+    assert int(record[1]) * 1024 * 1024 == MAX_RECORD_BYTES
     assert int(record[2].replace(",", "")) == MAX_RECORDS
     assert ReplayAsk() == ReplayAsk(game=0, start=0, count=DEFAULT_FRAMES, any_version=False)
     assert replay_ask({}) == ReplayAsk()
@@ -53,8 +53,9 @@ def test_a_record_file_is_read_line_by_line_wherever_its_newlines_are(record_lin
     for data in (record_line, b"\n" + record_line, record_line + b"\n\n", b"\n\n" + record_line):
         summaries, record = pick_record(data, 0)
         assert len(summaries) == 1 and record.seed == 3
-    summaries, record = pick_record(record_line + b"\n" + record_line, 1)
-    assert [s["game"] for s in summaries] == [0, 1]
+    for data in (record_line + b"\n" + record_line, b"\n" + record_line + b"\n" + record_line):
+        summaries, record = pick_record(data, 1)
+        assert [s["game"] for s in summaries] == [0, 1]
 
 
 def test_a_record_is_refused_for_its_size_only_past_the_limit():
