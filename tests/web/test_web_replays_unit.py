@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from cardarena.envs.core import InvalidConfigError
+from cardarena.envs.core.events import Event
 from cardarena.training.records import play_match
 from cardarena.web.replays import (
     DEFAULT_FRAMES,
@@ -17,7 +18,9 @@ from cardarena.web.replays import (
     MAX_RECORD_BYTES,
     MAX_RECORDS,
     ReplayAsk,
+    _describe,
     pick_record,
+    replay_answer,
     replay_ask,
 )
 
@@ -63,3 +66,38 @@ def test_a_record_is_refused_for_its_size_only_past_the_limit():
         pick_record(b"\n" * MAX_RECORD_BYTES, 0)  # at the limit: read (and empty)
     with pytest.raises(InvalidConfigError, match=f"at most {MAX_RECORD_BYTES:,} are read"):
         pick_record(b"\n" * (MAX_RECORD_BYTES + 1), 0)
+
+
+def test_a_game_past_the_files_end_is_named_with_the_range_held(record_line):
+    with pytest.raises(
+        InvalidConfigError, match=r"is 1 but the text holds 1 game \(0\.\.0\)$"
+    ):
+        pick_record(record_line, 1)
+    with pytest.raises(InvalidConfigError, match=r"is 5 but the text holds 2 games \(0\.\.1\)$"):
+        pick_record(record_line + b"\n" + record_line, 5)
+
+
+def test_a_bad_line_is_named_by_its_number_blank_lines_counted(record_line):
+    for data, number in ((b"{nope", 1), (record_line + b"\n\n{nope", 3), (b"\n{nope", 2)):
+        with pytest.raises(InvalidConfigError, match=rf"^line {number}: "):
+            pick_record(data, 0)
+
+
+def test_pages_link_to_the_next_until_the_last_frame(record_line):
+    steps = pick_record(record_line, 0)[1].steps
+    page = replay_answer(record_line, ReplayAsk(count=steps))  # frames 0..steps-1
+    assert (len(page["frames"]), page["next"]) == (steps, steps)
+    last = replay_answer(record_line, ReplayAsk(start=steps, count=1))  # frame `steps`
+    assert (len(last["frames"]), last["next"]) == (1, None)
+
+
+def test_an_event_a_game_cannot_describe_names_no_seat_you():
+    class Undescribed:
+        possible_agents = ("player_0", "player_1")
+
+        def describe_event(self, event, viewer):
+            raise KeyError("no such kind")
+
+    for seat in (0, 1):
+        line = _describe(Undescribed(), Event("trick_won", {"winner": seat}))
+        assert line == f"trick won: winner=player_{seat}"
