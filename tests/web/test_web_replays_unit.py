@@ -5,20 +5,23 @@ bound at its edge."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from cardarena.envs.core import InvalidConfigError
 from cardarena.envs.core.events import Event
-from cardarena.training.records import play_match
+from cardarena.training.records import TERMINATED, play_match, rank_returns
 from cardarena.web.replays import (
     DEFAULT_FRAMES,
     MAX_FRAMES,
+    MAX_PAGE_CHARS,
     MAX_RECORD_BYTES,
     MAX_RECORDS,
     ReplayAsk,
     _describe,
+    _result_line,
     pick_record,
     replay_answer,
     replay_ask,
@@ -69,9 +72,7 @@ def test_a_record_is_refused_for_its_size_only_past_the_limit():
 
 
 def test_a_game_past_the_files_end_is_named_with_the_range_held(record_line):
-    with pytest.raises(
-        InvalidConfigError, match=r"is 1 but the text holds 1 game \(0\.\.0\)$"
-    ):
+    with pytest.raises(InvalidConfigError, match=r"is 1 but the text holds 1 game \(0\.\.0\)$"):
         pick_record(record_line, 1)
     with pytest.raises(InvalidConfigError, match=r"is 5 but the text holds 2 games \(0\.\.1\)$"):
         pick_record(record_line + b"\n" + record_line, 5)
@@ -101,3 +102,28 @@ def test_an_event_a_game_cannot_describe_names_no_seat_you():
     for seat in (0, 1):
         line = _describe(Undescribed(), Event("trick_won", {"winner": seat}))
         assert line == f"trick won: winner=player_{seat}"
+
+
+def test_a_page_stops_at_the_documented_characters_and_games_at_the_records_held():
+    stated = re.search(r"a page's table texts stop once\s+they pass ([\d,]+) characters", DOCS)
+    assert stated and int(stated[1].replace(",", "")) == MAX_PAGE_CHARS
+    assert replay_ask({"game": MAX_RECORDS - 1}).game == MAX_RECORDS - 1
+    last = f"{MAX_RECORDS - 1:,}"
+    with pytest.raises(InvalidConfigError, match=rf"'game' must be an integer in 0\.\.{last},"):
+        replay_ask({"game": MAX_RECORDS})
+
+
+@pytest.mark.parametrize(
+    ("returns", "line"),
+    [
+        ({"player_0": 1.0, "player_1": -1.0}, "player_0 won"),
+        ({"player_0": -1.0, "player_1": 1.0}, "player_1 won"),
+        ({"player_0": 0.0, "player_1": 0.0}, "a draw"),
+    ],
+)
+def test_the_result_line_names_the_winners_or_a_draw(record_line, returns, line):
+    record = pick_record(record_line, 0)[1]
+    finished = replace(
+        record, outcome=TERMINATED.label, returns=returns, ranks=rank_returns(returns)
+    )
+    assert _result_line(finished) == line
