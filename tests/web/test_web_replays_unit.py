@@ -127,3 +127,29 @@ def test_the_result_line_names_the_winners_or_a_draw(record_line, returns, line)
         record, outcome=TERMINATED.label, returns=returns, ranks=rank_returns(returns)
     )
     assert _result_line(finished) == line
+
+
+def test_a_replay_ask_cannot_change_once_checked():
+    from dataclasses import FrozenInstanceError
+
+    ask = replay_ask({"game": "2"})
+    with pytest.raises(FrozenInstanceError):
+        ask.game = 3  # type: ignore[misc]
+
+
+def test_a_record_naming_a_served_deck_replays_with_its_rows(tmp_path):
+    from cardarena.web.configs import read_served_tables
+
+    years = [1950, 1903, 1999, 1921, 1987, 1914, 1969, 1945, 1932, 1976, 1908, 1961]
+    path = tmp_path / "years.csv"
+    rows = [f"Event {i},red,{year}" for i, year in enumerate(years)]
+    path.write_text("name,colour,year\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    served = read_served_tables([f"years={path}"])
+    seats = ("player_0", "player_1")
+    config = {"deck": served["years"].rows}
+    played = play_match("cardline_v0", dict.fromkeys(seats, "random"), 4, config)
+    line = replace(played, config={"deck": "years"}).to_json().encode()  # as served games are
+    page = replay_answer(line, ReplayAsk(count=3), served)
+    assert page["config"] == {"deck": "years"} and len(page["frames"]) == 3
+    with pytest.raises(InvalidConfigError, match="years"):
+        replay_answer(line, ReplayAsk(count=3))  # not served here: refused, no file read
