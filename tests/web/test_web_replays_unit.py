@@ -153,3 +153,17 @@ def test_a_record_naming_a_served_deck_replays_with_its_rows(tmp_path):
     assert page["config"] == {"deck": "years"} and len(page["frames"]) == 3
     with pytest.raises(InvalidConfigError, match="years"):
         replay_answer(line, ReplayAsk(count=3))  # not served here: refused, no file read
+
+
+@pytest.mark.parametrize(
+    ("given", "taken"),
+    [(True, True), ("1", True), ("true", True), (False, False), ("0", False), ("false", False)],
+)
+def test_any_version_takes_a_json_bool_or_its_query_spellings(given, taken):
+    assert replay_ask({"any_version": given}).any_version is taken
+
+
+@pytest.mark.parametrize("given", ["yes", "True", 1, 0, None, [True]])
+def test_any_version_refuses_anything_else(given):
+    with pytest.raises(InvalidConfigError, match="field 'any_version' must be true or false"):
+        replay_ask({"any_version": given})
