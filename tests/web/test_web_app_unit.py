@@ -1,0 +1,86 @@
+"""``web/app.py``'s smaller promises, each on its own: the body limits the docs state, how an
+unknown field, a seat out of range and an illegal action are named, which error becomes which
+status, a game's title when its docs have none, and a rules text that cannot be read."""
+
+from __future__ import annotations
+
+import re
+import types
+from pathlib import Path
+
+import pytest
+from web_helpers import ok, refused
+
+from cardarena.envs.core import CardArenaError, IllegalActionError, InvalidConfigError
+from cardarena.web import app as web_app
+from cardarena.web.app import BODY_SECONDS, MAX_BODY_BYTES, _title
+
+DOCS = (Path(__file__).resolve().parents[2] / "docs" / "web_api.md").read_text()
+
+
+def test_the_body_limits_are_the_documented_ones():
+    stated = re.search(
+        r"limited in size \((\d+) KiB, 4 MiB for a record\) and in time \((\d+) s\)", DOCS
+    )
+    assert stated, "docs/web_api.md lost its body limits"
+    assert (int(stated[1]) * 1024, float(stated[2])) == (MAX_BODY_BYTES, BODY_SECONDS)
+
+
+def test_unknown_fields_are_named_one_or_several_at_most_five(client):
+    one = refused(client.post("/api/games", json={"env": "promise_war_v0", "x": 1}), 400)
+    assert one.startswith("unknown field 'x'; the fields are env, vs, seed, config, seat")
+    two = refused(client.post("/api/games", json={"a": 1, "b": 2}), 400)
+    assert two.startswith("unknown fields 'a', 'b'; ")
+    many = refused(client.post("/api/games", json={k: 1 for k in "abcdefg"}), 400)
+    assert many.startswith("unknown fields 'a', 'b', 'c', 'd', 'e'; ")
+
+
+def test_a_seat_index_out_of_range_names_the_range(client):
+    message = refused(client.post("/api/games", json={"env": "promise_war_v0", "seat": 2}), 400)
+    assert message.endswith("seat 2 is not one of 0..1")
+    assert ok(client.post("/api/games", json={"env": "promise_war_v0", "seat": 1}))["seat"]
+
+
+def test_an_illegal_action_lists_the_first_twenty_legal_ones(client):
+    ask = {"env": "cardline_v0", "seed": 1, "config": {"hand_size": 12}, "seat": 0}
+    game = ok(client.post("/api/games", json=ask))  # 12 cards by 2 gaps: 24 placements
+    legal = [entry["action"] for entry in game["legal"]]
+    assert len(legal) > 20, "a position with over twenty legal actions is needed"
+    illegal = next(a for a in range(10_000) if a not in legal)
+    message = refused(client.post(f"/api/games/{game['id']}/act", json={"action": illegal}), 400)
+    first = ", ".join(f"{e['action']} ({e['name']})" for e in game["legal"][:20])
+    assert message.endswith(f"is not legal now; legal: {first}")
+
+
+@pytest.mark.parametrize(
+    ("error", "status"),
+    [
+        (InvalidConfigError("bad"), 400),
+        (IllegalActionError("no"), 400),
+        (CardArenaError("broken"), 500),
+    ],
+)
+def test_a_package_error_outside_a_route_check_has_its_status(client, monkeypatch, error, status):
+    game = ok(client.post("/api/games", json={"env": "promise_war_v0", "seed": 1}))
+
+    def failing(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(web_app, "game_response", failing)
+    assert refused(client.get(f"/api/games/{game['id']}"), status) == str(error)
+
+
+def test_a_game_without_a_title_line_is_named_by_its_module():
+    assert _title(types.ModuleType("cardarena.envs.tic_tac_v0", "no title here")) == "tic_tac_v0"
+    assert _title(types.ModuleType("pkg.mod", "intro\n# The Game\nmore")) == "The Game"
+
+
+@pytest.mark.parametrize("error", [OSError("disk"), CardArenaError("no file"), KeyError("gone")])
+def test_rules_that_cannot_be_read_are_a_404(client, monkeypatch, error):
+    import cardarena.envs.rules_docs as rules_docs
+
+    def failing(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(rules_docs, "rules_text", failing)
+    refused(client.get("/api/rules/promise_war_v0"), 404, "no rules for promise_war_v0")
