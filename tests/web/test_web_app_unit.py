@@ -8,12 +8,14 @@ import re
 import types
 from pathlib import Path
 
+import numpy as np
 import pytest
-from web_helpers import ok, refused
+from web_helpers import ok, play_out, refused
 
 from cardarena.envs.core import CardArenaError, IllegalActionError, InvalidConfigError
 from cardarena.web import app as web_app
-from cardarena.web.app import BODY_SECONDS, MAX_BODY_BYTES, _title
+from cardarena.web.app import BODY_SECONDS, MAX_BODY_BYTES, MAX_REPLAY_BODY_BYTES, _title
+from cardarena.web.replays import MAX_RECORD_BYTES
 
 DOCS = (Path(__file__).resolve().parents[2] / "docs" / "web_api.md").read_text()
 
@@ -84,3 +86,37 @@ def test_rules_that_cannot_be_read_are_a_404(client, monkeypatch, error):
 
     monkeypatch.setattr(rules_docs, "rules_text", failing)
     refused(client.get("/api/rules/promise_war_v0"), 404, "no rules for promise_war_v0")
+
+
+def test_only_a_body_cut_off_unread_closes_the_connection(client):
+    big = client.post("/api/games", content=b"{" + b" " * MAX_BODY_BYTES + b"}")
+    refused(big, 413)
+    assert big.headers.get("connection") == "close"
+    game = ok(client.post("/api/games", json={"env": "cardline_v0", "seed": 1}))
+    game = play_out(
+        lambda path, body: ok(client.post(path, json=body)), game, np.random.default_rng(0)
+    )
+    over = client.post(f"/api/games/{game['id']}/act", json={"action": 0})
+    refused(over, 409, "the game is over")
+    assert over.headers.get("connection") != "close"
+
+
+def test_every_table_size_between_the_bounds_lists_its_seats(client):
+    for info in ok(client.get("/api/envs"))["envs"]:
+        sizes = [int(size) for size in info["seats"]]
+        if info["players_key"] is None:
+            assert sizes == [info["default_players"]]
+        else:
+            assert sizes == list(range(info["min_players"], info["max_players"] + 1))
+        for size, seats in info["seats"].items():
+            assert len(seats) == int(size)
+
+
+def test_a_json_replay_body_may_be_twice_a_record(client):
+    shell = len(b'{"record": ""}')
+    at_limit = b'{"record": "' + b"x" * (MAX_REPLAY_BODY_BYTES - shell) + b'"}'
+    assert len(at_limit) == MAX_REPLAY_BODY_BYTES == 2 * MAX_RECORD_BYTES
+    headers = {"content-type": "application/json"}
+    refused(client.post("/api/replays", content=at_limit, headers=headers), 400, "at most")
+    over = at_limit[:-2] + b'x"}'
+    refused(client.post("/api/replays", content=over, headers=headers), 413)
