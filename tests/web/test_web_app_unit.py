@@ -14,7 +14,14 @@ from web_helpers import ok, play_out, refused
 
 from cardarena.envs.core import CardArenaError, IllegalActionError, InvalidConfigError
 from cardarena.web import app as web_app
-from cardarena.web.app import BODY_SECONDS, MAX_BODY_BYTES, MAX_REPLAY_BODY_BYTES, _title
+from cardarena.web.app import (
+    BODY_SECONDS,
+    MAX_BODY_BYTES,
+    MAX_REPLAY_BODY_BYTES,
+    MAX_SPEC_CHARS,
+    _jsonable,
+    _title,
+)
 from cardarena.web.replays import MAX_RECORD_BYTES
 
 DOCS = (Path(__file__).resolve().parents[2] / "docs" / "web_api.md").read_text()
@@ -120,3 +127,41 @@ def test_a_json_replay_body_may_be_twice_a_record(client):
     refused(client.post("/api/replays", content=at_limit, headers=headers), 400, "at most")
     over = at_limit[:-2] + b'x"}'
     refused(client.post("/api/replays", content=over, headers=headers), 413)
+
+
+def start(client, **ask):
+    """``POST /api/games`` for a Promise War game with the fields ``ask``."""
+    return client.post("/api/games", json={"env": "promise_war_v0", **ask})
+
+
+def test_a_seed_is_any_non_negative_int64(client):
+    for seed in (0, 127, 2**63 - 1):
+        assert ok(start(client, seed=seed))["seed"] == seed
+    for seed in (-1, 2**63):
+        refused(start(client, seed=seed), 400, "field 'seed' must be a non-negative integer")
+
+
+def test_a_body_of_exactly_the_limit_is_read_whether_its_length_is_given_or_not(client):
+    body = b'{"env": "promise_war_v0"' + b" " * (MAX_BODY_BYTES - 25) + b"}"
+    assert len(body) == MAX_BODY_BYTES
+    ok(client.post("/api/games", content=body))  # Content-Length given
+    ok(client.post("/api/games", content=iter([body[:1000], body[1000:]])))  # chunked
+    refused(client.post("/api/games", content=iter([body, b" "])), 413)
+    bad_length = {"content-length": "2x"}
+    refused(client.post("/api/games", content=b"{}", headers=bad_length), 400, "Content-Length")
+
+
+def test_an_opponent_spec_is_refused_past_its_longest(client):
+    too_long = "random:" + "x" * (MAX_SPEC_CHARS - 6)
+    words = f"is {MAX_SPEC_CHARS + 1} characters long; at most {MAX_SPEC_CHARS}"
+    refused(start(client, vs=too_long), 400, words)
+    at_limit = "random:" + "x" * (MAX_SPEC_CHARS - 7)
+    message = refused(start(client, vs=at_limit), 400)
+    assert "characters long" not in message  # refused for what it says, not for its length
+    stated = re.search(r"with its options, at most (\d+) characters", DOCS)
+    assert stated and int(stated[1]) == MAX_SPEC_CHARS
+
+
+def test_example_configs_keep_only_what_json_can_carry():
+    assert _jsonable({"deck": [1, 2], "name": "x"})
+    assert not _jsonable({"bad": float("nan")}) and not _jsonable({"obj": object()})
