@@ -117,6 +117,8 @@ def test_every_table_size_between_the_bounds_lists_its_seats(client):
             assert sizes == list(range(info["min_players"], info["max_players"] + 1))
         for size, seats in info["seats"].items():
             assert len(seats) == int(size)
+        assert isinstance(info["config_keys"], list) and info["config_keys"]
+        assert info["players_key"] is None or info["players_key"] in info["config_keys"]
 
 
 def test_a_json_replay_body_may_be_twice_a_record(client):

@@ -296,6 +296,7 @@ def test_connections_that_send_nothing_or_dribble_are_closed(quick_deadlines):
     )
     status, message = json_error(answer)
     assert status == 408 and "did not arrive" in message
+    assert b"connection: close" in answer.partition(b"\r\n\r\n")[0].lower()  # cut off unread
     # A whole request is answered, and the idle keep-alive connection closed after it.
     answer = closed_within(port, b"GET /api/envs HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 15)
     assert answer.startswith(b"HTTP/1.1 200")
