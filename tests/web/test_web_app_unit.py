@@ -167,3 +167,9 @@ def test_an_opponent_spec_is_refused_past_its_longest(client):
 def test_example_configs_keep_only_what_json_can_carry():
     assert _jsonable({"deck": [1, 2], "name": "x"})
     assert not _jsonable({"bad": float("nan")}) and not _jsonable({"obj": object()})
+
+
+def test_the_rules_answer_carries_the_common_rules_after_the_games(client):
+    markdown = ok(client.get("/api/rules/promise_war_v0"))["markdown"]
+    game, _, common = markdown.partition("\n---\n")
+    assert "PW-1" in game and "# Rules common to all four games" in common
