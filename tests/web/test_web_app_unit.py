@@ -82,6 +82,7 @@ def test_a_package_error_outside_a_route_check_has_its_status(client, monkeypatc
 def test_a_game_without_a_title_line_is_named_by_its_module():
     assert _title(types.ModuleType("cardarena.envs.tic_tac_v0", "no title here")) == "tic_tac_v0"
     assert _title(types.ModuleType("pkg.mod", "intro\n# The Game\nmore")) == "The Game"
+    assert _title(types.ModuleType("mygame", None)) == "mygame"  # a top-level module of one's own
 
 
 @pytest.mark.parametrize("error", [OSError("disk"), CardArenaError("no file"), KeyError("gone")])
