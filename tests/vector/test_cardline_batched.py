@@ -345,3 +345,37 @@ def test_heuristic_refuses_a_mask_or_observation_no_cardline_env_makes() -> None
             batched.act(crafted, masks, seats)
     with pytest.raises(ValueError, match=f"masks have {masks.shape[1] - 1} actions"):
         batched.act(observations, masks[:, :-1], seats)
+
+
+@pytest.mark.parametrize("config", HEURISTIC_CONFIGS, ids=lambda c: str(sorted(c))[:30])
+def test_heuristic_chance_per_gap_is_the_scalars_bit_for_bit(config: dict[str, Any]) -> None:
+    """The kernel's chance of an unrevealed card per open gap (its ``chances`` scratch row
+    after one row) against ``CardlineStrategy.gap_chances``, at every count of seen values."""
+    from cardarena.agents.heuristics.batched_cardline import _act
+
+    spec = EnvSpec(ENV, config)
+    venv = make_vec(ENV, 8, seed=9, **config)
+    batched, scalar = BatchedCardlineHeuristic(spec), CardlineStrategy(spec)
+    layout, gaps = scalar.layout, batched.gaps
+    rng = np.random.default_rng(9)
+    batch = venv.reset()
+    counts = set()
+    for _ in range(40):
+        for m in np.flatnonzero(batch.current_player >= 0):
+            observation = batch.observation[m : m + 1].astype(np.float32)
+            mask = batch.action_mask[m : m + 1].astype(np.bool_)
+            held = batched._playable(observation, mask)
+            chances, out = np.zeros(gaps), np.zeros(1, np.int64)
+            _act(observation, mask, np.zeros(1), batched._offsets, held, gaps,
+                 np.zeros(gaps + 1, np.int64), chances, np.zeros(mask.shape[1]), out)  # fmt: skip
+            view = layout.view(observation[0])
+            known = view["known_value"].astype(np.float64)
+            seen = known[known >= 0]
+            open_gaps = int(view["line_length"][0]) + 1
+            lower = view["gap_lower"][:open_gaps].astype(np.float64)
+            upper = view["gap_upper"][:open_gaps].astype(np.float64)
+            want = scalar.gap_chances(0, -1.0, 0, seen, lower, upper)
+            assert np.array_equal(chances[:open_gaps], want), (seen, lower, upper)
+            counts.add(seen.size)
+        batch = venv.step(random_legal_actions(batch.action_mask, rng))
+    assert {1, 2, 3} <= counts  # (never 0: the line starts with a card face up)
