@@ -50,7 +50,7 @@ def _act(
         # How many seen values lie in each open gap: each value lies in the gaps from the
         # first whose upper bound reaches it to the last whose lower bound does (both bounds
         # ascend with the gap), added up as differences in ``inside``.
-        inside[: open_gaps + 1] = 0
+        inside[:open_gaps] = 0  # (the end mark at open_gaps is never read in this row)
         count = 0
         for card in range(known_len):
             value = np.float64(observations[m, known_at + card])
@@ -87,7 +87,6 @@ def _act(
                 chances[gap] = (running + PRIOR_WEIGHT * width) / (count + PRIOR_WEIGHT)
         # Scores of the legal actions (slot, gap): a card held, an open gap (``act`` checked
         # that the mask has no other).
-        best = -np.inf
         for slot in range(held[m]):
             known = np.float64(observations[m, hand_known + slot])
             for gap in range(open_gaps):
@@ -100,22 +99,28 @@ def _act(
                     upper = np.float64(observations[m, upper_at + gap])
                     score = 1.0 if lower <= known and known <= upper else 0.0
                 scores[action] = score
-                best = max(best, score)
-        # A uniform choice among the ties: the k-th, k = floor(u * ties).
-        ties, pick = 0, -1
-        for stage in range(2):  # count the ties, then take the pick-th
-            if stage == 1:
-                pick = int(uniforms[m] * ties)  # < ties: u < 1 and n * u rounds below n
-            found = 0
-            for slot in range(held[m]):
-                for gap in range(open_gaps):
-                    action = slot * gaps + gap
-                    if not masks[m, action] or scores[action] < best - TOLERANCE:
-                        continue
-                    if found == pick:
-                        out[m] = action
-                    found += 1
-            ties = found
+        out[m] = _nth_best(scores, masks[m], uniforms[m])
+
+
+@jit
+def _nth_best(scores: np.ndarray, legal: np.ndarray, u: float) -> int:
+    """``choose``: the legal actions scoring within ``TOLERANCE`` of the best are tied, and
+    the k-th of them (in action order) is taken, k = floor(u * ties) (< ties: u < 1)."""
+    best = -np.inf
+    for action in range(scores.size):
+        if legal[action]:
+            best = max(best, scores[action])
+    ties = 0
+    for action in range(scores.size):
+        if legal[action] and scores[action] >= best - TOLERANCE:
+            ties += 1
+    pick = int(u * ties)
+    for action in range(scores.size):
+        if legal[action] and scores[action] >= best - TOLERANCE:
+            if pick == 0:
+                return action
+            pick -= 1
+    return -1  # unreachable: ``act`` refuses a row without a legal action
 
 
 class BatchedCardlineHeuristic:
@@ -158,8 +163,6 @@ class BatchedCardlineHeuristic:
         observations = np.ascontiguousarray(observations, np.float32)
         masks = np.ascontiguousarray(masks, np.bool_)
         rows = observations.shape[0]
-        if rows == 0:
-            return np.zeros(0, np.int64)
         if not masks.any(axis=1).all():
             raise ValueError("every row needs a legal action (the seat to act's mask)")
         held = self._playable(observations, masks)

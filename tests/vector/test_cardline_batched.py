@@ -350,7 +350,8 @@ def test_heuristic_refuses_a_mask_or_observation_no_cardline_env_makes() -> None
 @pytest.mark.parametrize("config", HEURISTIC_CONFIGS, ids=lambda c: str(sorted(c))[:30])
 def test_heuristic_chance_per_gap_is_the_scalars_bit_for_bit(config: dict[str, Any]) -> None:
     """The kernel's chance of an unrevealed card per open gap (its ``chances`` scratch row
-    after one row) against ``CardlineStrategy.gap_chances``, at every count of seen values."""
+    after one row) against ``CardlineStrategy.gap_chances``, at every count of seen values;
+    and the compiled kernel against itself as plain Python (which checks every index)."""
     from cardarena.agents.heuristics.batched_cardline import _act
 
     spec = EnvSpec(ENV, config)
@@ -365,9 +366,16 @@ def test_heuristic_chance_per_gap_is_the_scalars_bit_for_bit(config: dict[str, A
             observation = batch.observation[m : m + 1].astype(np.float32)
             mask = batch.action_mask[m : m + 1].astype(np.bool_)
             held = batched._playable(observation, mask)
+            u = rng.random(1)
             chances, out = np.zeros(gaps), np.zeros(1, np.int64)
-            _act(observation, mask, np.zeros(1), batched._offsets, held, gaps,
+            _act(observation, mask, u, batched._offsets, held, gaps,
                  np.zeros(gaps + 1, np.int64), chances, np.zeros(mask.shape[1]), out)  # fmt: skip
+            # The same kernel as plain Python: numpy checks every index numba does not.
+            python = getattr(_act, "py_func", _act)
+            chances_py, out_py = np.zeros(gaps), np.zeros(1, np.int64)
+            scratch = np.zeros(gaps + 1, np.int64), chances_py, np.zeros(mask.shape[1])
+            python(observation, mask, u, batched._offsets, held, gaps, *scratch, out_py)
+            assert np.array_equal(chances_py, chances) and out_py[0] == out[0]
             view = layout.view(observation[0])
             known = view["known_value"].astype(np.float64)
             seen = known[known >= 0]
