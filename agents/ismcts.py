@@ -411,29 +411,9 @@ def _network_agent(policy: str | None, nodes: str) -> PretrainedAgent | None:
     return PretrainedAgent(path=None if policy == "pretrained" else policy)
 
 
-def _ismcts(
-    seed: int | None = None,
-    iterations: int = 100,
-    c: float = 1.4,
-    nodes: str = "observations",
-    policy: str | None = None,
-    rollout: str | None = None,
-    others: str = "search",
-) -> ISMCTSAgent:
-    return ISMCTSAgent(
-        seed,
-        iterations=iterations,
-        c=c,
-        nodes=nodes,
-        policy=policy,
-        rollout=rollout,
-        others=others,
-    )
-
-
 register_agent(
     "ismcts",
-    _ismcts,
+    ISMCTSAgent,
     "information-set MCTS on sampled hidden cards (options iterations=100, c=1.4, nodes, "
     "policy=pretrained|FILE.npz to guide it with a network, rollout=policy|random)",
 )
