@@ -86,8 +86,10 @@ def test_decision_depends_only_on_the_information_set(env_name, moves, config, o
     if env_name != "cardline_v0" or options:  # Cardline's default deal hides no card at 2
         assert _differs(true_state, other), "the resample changed nothing: a vacuous test"
     spec = EnvSpec(env_name, config)
-    for nodes in NODE_KINDS:
-        first, second = (make_agent(f"ismcts:iterations=25,nodes={nodes}", seed=7) for _ in "12")
+    searches = [f"ismcts:iterations=25,nodes={nodes}" for nodes in NODE_KINDS]
+    searches.append("ismcts:iterations=25,policy=pretrained")  # guided by the shipped network
+    for search in searches:
+        first, second = (make_agent(search, seed=7) for _ in "12")
         start_game(first, seat, spec)
         start_game(second, seat, spec)
         action = choose(first, observation, env, seat)

@@ -262,11 +262,8 @@ def quick_deadlines(monkeypatch):
     """A live server whose head and body deadlines are half a second."""
     monkeypatch.setattr(web_server, "HEAD_SECONDS", 0.5)
     monkeypatch.setattr(web_app, "BODY_SECONDS", 0.5)
-    server = LiveServer(create_app("random", store=GameStore(5, 60)))
-    try:
+    with LiveServer(create_app("random", store=GameStore(5, 60))) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def closed_within(port: int, data: bytes, seconds: float) -> bytes:

@@ -69,11 +69,8 @@ def short_head_long_keep_alive(monkeypatch):
     """A live server whose head deadline (0.5 s) is far shorter than its keep-alive (60 s)."""
     monkeypatch.setattr(web_server, "HEAD_SECONDS", 0.5)
     monkeypatch.setattr(web_server, "KEEP_ALIVE_SECONDS", 60)
-    server = LiveServer(create_app("random", store=GameStore(5, 60)))
-    try:
+    with LiveServer(create_app("random", store=GameStore(5, 60))) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def test_the_head_deadline_is_armed_again_after_every_answer(short_head_long_keep_alive):

@@ -67,6 +67,12 @@ class LiveServer:
         self.server.should_exit = True
         self.thread.join(timeout=10)
 
+    def __enter__(self) -> LiveServer:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
 
 class ServeProcess:
     """``cardarena serve`` for real, in a process of its own on a free port: what a person
