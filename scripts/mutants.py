@@ -452,14 +452,21 @@ def write_reports(results: list[dict], reports: Path) -> int:
         "Every survivor is in its module's file with the reason it cannot change behaviour;",
         "the reasons live in equivalent.toml.",
         "",
-        "| module | mutants | killed | equivalent | kill rate | time per mutant | run |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "Kill rate: killed of all mutants. Score: killed of the mutants not listed as",
+        "equivalent (the usual mutation score); a module is done when no survivor is untriaged.",
+        "",
+        "| module | mutants | killed | listed equivalent | untriaged | kill rate | score "
+        "| time per mutant | run |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for module, result in sorted(kept.items()):
         slug = module.removesuffix(".py").replace("/", ".")
+        listed = sum(reason_for(s, module, reasons) is not None for s in result["survivors"])
+        live = result["mutants"] - listed
+        score = round(100.0 * result["killed"] / live, 1) if live else 100.0
         rows.append(
-            f"| [{module}]({slug}.md) | {result['mutants']} | {result['killed']} | "
-            f"{result['survived']} | {result['kill_rate_percent']}% | "
+            f"| [{module}]({slug}.md) | {result['mutants']} | {result['killed']} | {listed} | "
+            f"{result['survived'] - listed} | {result['kill_rate_percent']}% | {score}% | "
             f"{result['seconds_per_mutant']} s | {result['date']} |"
         )
     (reports / "README.md").write_text("\n".join(rows) + "\n")
