@@ -343,6 +343,9 @@ def test_heuristic_refuses_a_mask_or_observation_no_cardline_env_makes() -> None
         crafted[0, column] = value
         with pytest.raises(ValueError, match="row 0 is not an observation of this config"):
             batched.act(crafted, masks, seats)
+    widest = observations.copy()  # every gap open: the most the kernel's rows can hold
+    widest[0, batched._line_at] = gaps - 1
+    assert batched.act(widest, masks, seats).shape == (2,)
     with pytest.raises(ValueError, match=f"masks have {masks.shape[1] - 1} actions"):
         batched.act(observations, masks[:, :-1], seats)
 
