@@ -340,7 +340,7 @@ def test_heuristic_refuses_a_mask_or_observation_no_cardline_env_makes() -> None
     # More cards held, or more gaps open, than the config has.
     for column, value in ((batched._sizes_at, hand + 1), (batched._line_at, gaps)):
         crafted = observations.copy()
-        crafted[0, column] = value
+        crafted[:, column] = value  # both rows: the first is named
         with pytest.raises(ValueError, match="row 0 is not an observation of this config"):
             batched.act(crafted, masks, seats)
     widest = observations.copy()  # every gap open: the most the kernel's rows can hold
