@@ -70,3 +70,10 @@ def test_a_store_refuses_a_bound_that_is_not_one(arguments, match):
     with pytest.raises(InvalidConfigError, match=match):
         GameStore(**arguments)
     assert GameStore(max_games=1, idle_seconds=0.5).max_games == 1
+
+
+def test_a_game_id_carries_128_random_bits():
+    store = GameStore(clock=Clock())
+    ids = {store.add(object()) for _ in range(50)}
+    assert len(ids) == 50  # 16 random bytes, URL-safe base64 without padding: 22 characters
+    assert {len(game_id) for game_id in ids} == {22}
