@@ -112,12 +112,18 @@ class GuardedH11Protocol(H11Protocol):
 
 
 def uvicorn_config(app: Any) -> Any:
-    """How ``app`` is served, in ``run_server`` and in the tests' live server alike."""
+    """How ``app`` is served, in ``run_server`` and in the tests' live server alike.
+
+    ``log_config=None``: uvicorn's default runs ``logging.config.dictConfig``, which closes
+    every handler in the process, the embedding program's too (absl's even closes the stream
+    it wrote to). The log is set up by ``show_web_log`` instead, only where we own the process.
+    """
     import uvicorn
 
     return uvicorn.Config(
         app,
         http=GuardedH11Protocol,
+        log_config=None,
         log_level="warning",
         access_log=False,
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
@@ -125,13 +131,16 @@ def uvicorn_config(app: Any) -> Any:
 
 
 def show_web_log() -> None:
-    """One line per refused or failed request on stderr (``cardarena.web``'s INFO lines)."""
-    if not log.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
-        log.addHandler(handler)
-        log.setLevel(logging.INFO)
-        log.propagate = False
+    """One line per refused or failed request on stderr (``cardarena.web``'s INFO lines),
+    and uvicorn's own warnings and errors beside them."""
+    formatter = logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S")
+    for logger, level in ((log, logging.INFO), (logging.getLogger("uvicorn"), logging.WARNING)):
+        if not logger.handlers:
+            handler = logging.StreamHandler(sys.stderr)
+            handler.setFormatter(formatter)
+            logger.addHandler(handler)
+            logger.setLevel(level)
+            logger.propagate = False
 
 
 def is_loopback(host: str) -> bool:

@@ -5,7 +5,9 @@ loopback, what ``run_server`` prints before it serves, and a port it cannot bind
 from __future__ import annotations
 
 import inspect
+import io
 import json
+import logging
 import re
 import socket
 import time
@@ -166,13 +168,39 @@ def test_a_port_that_cannot_be_bound_is_a_clear_error():
         first.close()
 
 
-def test_the_web_log_goes_to_stderr_once_and_not_to_the_root_logger():
-    log = web_server.log
-    handlers, level, propagate = list(log.handlers), log.level, log.propagate
-    log.handlers = []
+def test_the_web_log_and_uvicorns_go_to_stderr_once_and_not_to_the_root_logger():
+    loggers = (web_server.log, logging.getLogger("uvicorn"))
+    kept = [(list(each.handlers), each.level, each.propagate) for each in loggers]
+    for each in loggers:
+        each.handlers = []
     try:
         show_web_log()
         show_web_log()
-        assert len(log.handlers) == 1 and log.propagate is False
+        for each, level in zip(loggers, (logging.INFO, logging.WARNING)):
+            assert len(each.handlers) == 1 and each.propagate is False
+            assert each.level == level
     finally:
-        log.handlers, log.level, log.propagate = handlers, level, propagate
+        for each, (handlers, level, propagate) in zip(loggers, kept):
+            each.handlers, each.level, each.propagate = handlers, level, propagate
+
+
+class _CountedCloses(logging.StreamHandler):
+    closes = 0
+
+    def close(self) -> None:
+        type(self).closes += 1
+        super().close()
+
+
+def test_serving_leaves_the_processs_own_log_handlers_alone():
+    """uvicorn's default log setup (``dictConfig``) closes every handler in the process; one
+    that closes its stream (absl's) took pytest's captured stderr with it. A program that
+    embeds the table keeps its handlers."""
+    theirs = logging.getLogger("an.embedding.program")
+    handler = _CountedCloses(io.StringIO())
+    theirs.addHandler(handler)
+    try:
+        uvicorn_config(create_app("random"))
+        assert _CountedCloses.closes == 0 and theirs.handlers == [handler]
+    finally:
+        theirs.removeHandler(handler)
