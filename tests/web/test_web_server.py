@@ -176,11 +176,11 @@ def test_the_web_log_and_uvicorns_go_to_stderr_once_and_not_to_the_root_logger()
     try:
         show_web_log()
         show_web_log()
-        for each, level in zip(loggers, (logging.INFO, logging.WARNING)):
+        for each, level in zip(loggers, (logging.INFO, logging.WARNING), strict=True):
             assert len(each.handlers) == 1 and each.propagate is False
             assert each.level == level
     finally:
-        for each, (handlers, level, propagate) in zip(loggers, kept):
+        for each, (handlers, level, propagate) in zip(loggers, kept, strict=True):
             each.handlers, each.level, each.propagate = handlers, level, propagate
 
 
