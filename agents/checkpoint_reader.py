@@ -238,9 +238,22 @@ def _int(value: Any, name: str, where: str, low: int = 0, high: int = 1 << 62) -
     return value
 
 
-def read_meta(path: str | Path) -> dict[str, Any]:
-    """A checkpoint's ``meta.json``, checked for the format number and its fields' types."""
+def checkpoint_folder(path: str | Path) -> Path:
+    """``path``, or, when it names a run folder (``cardarena train --out``: no ``meta.json``
+    of its own, a ``latest`` checkpoint inside), that run's ``latest``: a run folder is
+    accepted wherever its latest checkpoint is meant."""
     path = Path(path)
+    latest = path / "latest"
+    killed_midway = path.is_dir() and any(path.glob(".latest.old-*"))  # recover() fixes it
+    if path.is_dir() and not (path / META).exists() and (latest.is_dir() or killed_midway):
+        return latest
+    return path
+
+
+def read_meta(path: str | Path) -> dict[str, Any]:
+    """A checkpoint's ``meta.json``, checked for the format number and its fields' types
+    (``path`` may name a run folder: ``checkpoint_folder``)."""
+    path = checkpoint_folder(path)
     recover(path)
     where = f"checkpoint {str(path)!r}"
     if not path.exists():
@@ -248,7 +261,10 @@ def read_meta(path: str | Path) -> dict[str, Any]:
     if not path.is_dir():
         raise InvalidConfigError(f"{str(path)!r} is not a checkpoint folder")
     if not (path / META).is_file():
-        raise InvalidConfigError(f"{str(path)!r} is not a checkpoint: no {META}")
+        raise InvalidConfigError(
+            f"{str(path)!r} is not a checkpoint: no {META} (name a checkpoint folder, or a "
+            "run folder once its first checkpoint is in latest/)"
+        )
     meta = read_json(path / META, "checkpoint metadata")
     if not isinstance(meta, dict):
         raise InvalidConfigError(f"{where}: corrupt {META}: not an object")
@@ -299,8 +315,9 @@ def read_checkpoint(
 
     ``expect_env``: the env the checkpoint is about to be used in; another env id or version,
     or other observation/action spaces or observation bounds, raise ``InvalidConfigError``.
+    A run folder means its latest checkpoint (``checkpoint_folder``).
     """
-    path = Path(path)
+    path = checkpoint_folder(path)
     meta = read_meta(path)
     where = f"checkpoint {str(path)!r}"
     spec = _env_spec(meta["env"])
@@ -412,6 +429,7 @@ __all__ = [
     "META",
     "OPTIONAL_FILES",
     "CheckpointData",
+    "checkpoint_folder",
     "files_of",
     "is_checkpoint",
     "is_complete",

@@ -199,8 +199,8 @@ def _unsafe_sb3_load(path: Path, spec: str) -> Any:
 
 class CheckpointAgent(_LoadedPolicyAgent):
     """A checkpoint folder written by ``cardarena.training.checkpoint.save_checkpoint`` (read by
-    ``checkpoint_reader``), named
-    by its path as an agent spec (``cardarena eval ENV path/to/ckpt random``).
+    ``checkpoint_reader``), named by its path as an agent spec (``cardarena eval ENV
+    runs/X/latest random``); a run folder (``runs/X``) means its ``latest``.
 
     Plays the checkpoint's network through numpy with its observation scaler (no torch, no
     unpickling); ``start_game`` refuses an env other than the checkpoint's (another id,

@@ -194,10 +194,12 @@ class Table:
             return None
         returns = dict(zip(self.seats, map(float, self.state.returns()), strict=True))
         scores = dict(zip(self.seats, map(float, self.state.scores()), strict=True))
+        counted = getattr(self.state, "score_name", "scores")  # RulesState names it
         shown = ", ".join(f"{'you' if s == self.human else s} {scores[s]:g}" for s in self.seats)
+        shown = f"{counted}: {shown}"
         if self.state.is_truncated():
             return Outcome(
-                "truncated", f"the game reached its cap with no winner (scores: {shown})", returns
+                "truncated", f"the game reached its cap with no winner ({shown})", returns
             )
         mine = returns[self.human]
         best = max(returns.values())
@@ -209,7 +211,7 @@ class Table:
             result, line = "drew", "a draw"
             if len(self.seats) > 2 and any(r < 0 for r in returns.values()):
                 line = "you tied for first (a draw)"
-        return Outcome(result, f"{line} (scores: {shown})", returns)
+        return Outcome(result, f"{line} ({shown})", returns)
 
 
 __all__ = ["FRESH_SEED_LIMIT", "Outcome", "Table", "fresh_seed"]

@@ -74,6 +74,22 @@ def short_rules(name: str) -> str:
     return short or text.strip()
 
 
+def table_rules(name: str) -> str:
+    """The rules a person at the table reads (``??`` at the ``cardarena play`` prompt): the
+    title, how to win and the game's own rules, without the shared rules cited for developers,
+    the decisions, the invented data and the agents' view (``cardarena rules ENV`` has all)."""
+    text = rules_text(name)
+    rules = section(text, "Rules").split("Common rules that matter at this table")[0]
+    if not rules:
+        return text.strip()
+    head = text.split("\n## ", 1)[0].strip()
+    rules = re.sub(r"\s*\(docs/rules/\s*common\.md\)", "", rules).strip()
+    return (
+        f"{head}\n\n## Rules\n{rules}\n\n(the whole text, with the decisions taken where the "
+        f"rulebooks are silent and the invented data: cardarena rules {name})"
+    )
+
+
 def how_to_win(name: str) -> str:
     """The rules file's "How to win" sentence, or the env's ``how_to_win``."""
     _known(name)
@@ -85,4 +101,12 @@ def how_to_win(name: str) -> str:
     return str(ENVS[name].raw_env.how_to_win)
 
 
-__all__ = ["COMMON", "how_to_win", "rules_file", "rules_text", "section", "short_rules"]
+__all__ = [
+    "COMMON",
+    "how_to_win",
+    "rules_file",
+    "rules_text",
+    "section",
+    "short_rules",
+    "table_rules",
+]

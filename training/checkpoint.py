@@ -78,6 +78,7 @@ from cardarena.agents.checkpoint_reader import (
     _fsync_dir,
     _sha256,
     _siblings,
+    checkpoint_folder,
     files_of,
     is_checkpoint,
     is_complete,
@@ -265,11 +266,11 @@ def save_checkpoint(
 def copy_checkpoint(source: str | Path, path: str | Path) -> Path:
     """Copy the complete checkpoint at ``source`` to ``path``, atomically as ``save_checkpoint``
     writes (a resume uses it to bring ``latest`` up to a newer ``checkpoints/step_N``)."""
-    source, path = Path(source), Path(path)
-    meta = dict(read_meta(source))  # a complete checkpoint, or a precise error
+    folder, path = checkpoint_folder(source), Path(path)
+    meta = dict(read_meta(folder))  # a complete checkpoint, or a precise error
     # Snapshot opponents are stored relative to their checkpoint folder: re-anchor them.
     meta["opponents"] = [
-        {"path": os.path.relpath(os.path.normpath(source.resolve() / entry["path"]),
+        {"path": os.path.relpath(os.path.normpath(folder.resolve() / entry["path"]),
                                  path.resolve())}
         if isinstance(entry, dict) and isinstance(entry.get("path"), str)
         else entry
@@ -278,7 +279,7 @@ def copy_checkpoint(source: str | Path, path: str | Path) -> Path:
     tmp = _fresh_tmp(path)
     try:
         for name in files_of(meta):
-            shutil.copyfile(source / name, tmp / name)
+            shutil.copyfile(folder / name, tmp / name)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

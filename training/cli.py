@@ -159,17 +159,22 @@ def menu_keys(count: int) -> list[str]:
     return keys
 
 
-def _match_move(answer: str, keys: list[str], names: list[str]) -> int | None:
-    """The menu index ``answer`` means: a key, a move's whole name, or the end of exactly one
-    move's name (``7`` for "play power 7"); None when it means none or several."""
+def _matching_moves(answer: str, keys: list[str], names: list[str]) -> list[int]:
+    """The menu indices ``answer`` may mean, the first kind that fits any: a key; a move's
+    whole name; the moves whose names end with it (``7`` for "play power 7"); the moves whose
+    names hold it as whole words ("tigerhawk" for "place Tigerhawk in column 0")."""
     typed = " ".join(answer.lower().split())
+    if not typed:
+        return []
     if typed in keys:
-        return keys.index(typed)
+        return [keys.index(typed)]
     lowered = [" ".join(name.lower().split()) for name in names]
     if typed in lowered:
-        return lowered.index(typed)
-    ends = [i for i, name in enumerate(lowered) if typed and name.endswith(" " + typed)]
-    return ends[0] if len(ends) == 1 else None
+        return [lowered.index(typed)]
+    ends = [i for i, name in enumerate(lowered) if name.endswith(" " + typed)]
+    if ends:
+        return ends
+    return [i for i, name in enumerate(lowered) if f" {typed} " in f" {name} "]
 
 
 def ask_human(
@@ -178,10 +183,12 @@ def ask_human(
     read: Callable[[str], str],
     out: TextIO,
     env_name: str | None = None,
+    redraw: Callable[[], None] | None = None,
 ) -> int:
-    """The index into ``choices`` a person means (module-level ``_match_move``); re-asks on
-    anything else. ``?`` or ``help`` prints the rules in short, ``??`` or ``rules`` all of
-    them (with ``env_name``)."""
+    """The index into ``choices`` a person means (``_matching_moves``, when it fits exactly
+    one); re-asks on anything else, naming the moves a typed word fits when it fits several.
+    ``?`` or ``help`` prints the rules in short, ``??`` or ``rules`` the game's rules (with
+    ``env_name``); ``redraw`` then shows the table and the menu again."""
     keys = menu_keys(len(choices))
     while True:
         try:
@@ -189,16 +196,26 @@ def ask_human(
         except UnicodeDecodeError:  # bytes that are not text in the terminal's encoding
             answer = "(not text)"
         if env_name is not None and answer.lower() in (*HELP_WORDS, *RULES_WORDS):
-            from cardarena.envs.rules_docs import rules_text, short_rules
+            from cardarena.envs.rules_docs import short_rules, table_rules
 
             whole = answer.lower() in RULES_WORDS
-            print(rules_text(env_name) if whole else short_rules(env_name), file=out)
+            print(table_rules(env_name) if whole else short_rules(env_name), file=out)
             if not whole:
-                print("(?? or rules: the whole rules)", file=out)
+                print("(?? or rules: the game's rules)", file=out)
+            if redraw is not None:
+                redraw()
             continue
-        index = _match_move(answer, keys, choices)
-        if index is not None:
-            return index
+        matches = _matching_moves(answer, keys, choices)
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            fits = "; ".join(f"{keys[i]}) {printable(choices[i])}" for i in matches[:6])
+            more = f" and {len(matches) - 6} more" if len(matches) > 6 else ""
+            print(
+                f"  {_shown(answer, 40)} fits {len(matches)} moves ({fits}{more}): type its letter",
+                file=out,
+            )
+            continue
         span = keys[0] if len(keys) == 1 else f"{keys[0]}-{keys[-1]}"
         print(
             f"  {_shown(answer, 40)} is not a move here: type a letter {span} or a move's name "
@@ -224,15 +241,22 @@ def cmd_play(args: argparse.Namespace, out: TextIO, read: Callable[[str], str] =
         file=out,
     )
     print(f"How to win: {how_to_win(name)}", file=out)
-    print("Type a move's letter or its name; ? for the rules in short, ?? for all.", file=out)
+    print(
+        "Type a move's letter or its name; ? for the rules in short, ?? for the game's rules.",
+        file=out,
+    )
     while not table.is_over():
         _tell(table.story(), out)
-        print("\n" + _block(table.text()), file=out)
         legal = table.legal_actions()
         names = [label for _, label in legal]
-        for key, text in zip(menu_keys(len(names)), names, strict=True):
-            print(f"  {key:>3}) {printable(text)}", file=out)
-        choice = ask_human(f"{human}, your move: ", names, read, out, env_name=name)
+
+        def show(names: list[str] = names) -> None:
+            print("\n" + _block(table.text()), file=out)
+            for key, text in zip(menu_keys(len(names)), names, strict=True):
+                print(f"  {key:>3}) {printable(text)}", file=out)
+
+        show()
+        choice = ask_human(f"{human}, your move: ", names, read, out, env_name=name, redraw=show)
         table.act(legal[choice][0])
     _tell(table.story(), out)
     print("\n" + _block(table.text()), file=out)

@@ -138,7 +138,8 @@ class ExportArgs:
     """a checkpoint's policy as a small numpy-only file (pretrained:path=...)"""
 
     checkpoint: Path = field(metadata=meta(positional=True))
-    """Checkpoint folder (runs/ENV/latest), or a run with --best."""
+    """Checkpoint folder (runs/ENV/latest; a run folder means its latest), or a run with
+    --best."""
     out: Path = field(metadata=meta(positional=True))
     """The .npz file to write."""
     best: str | None = field(

@@ -387,6 +387,7 @@ class BeastWarsState(RulesState):
 
     #: The characters' number table is read-only in play: copies share it.
     shared_on_clone = frozenset({"_numbers"})
+    score_name = "characters left"
 
     def __init__(
         self,

@@ -391,6 +391,8 @@ class CardlineState(RulesState):
     when ``options['draw_pile']`` set the game up).
     """
 
+    score_name = "cards placed right"
+
     def __init__(
         self,
         game: CardlineGame,

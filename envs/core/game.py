@@ -140,6 +140,8 @@ class RulesState(CheckedActions, EventLog):
     truncated: bool
     _returns: tuple[float, ...]
     shared_on_clone: ClassVar[frozenset[str]] = frozenset()
+    #: What ``scores()`` counts, in words a player reads at the end ("cards won").
+    score_name: ClassVar[str] = "scores"
 
     @property
     def agent_names(self) -> tuple[str, ...]:

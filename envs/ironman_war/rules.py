@@ -328,6 +328,8 @@ class IronManWarState(RulesState):
     ``face_down``: bool). Hidden from everyone: ``_piles`` (deck order) and ``_rng``.
     """
 
+    score_name = "Victory Card reached"
+
     def __init__(
         self,
         game: IronManWarGame,

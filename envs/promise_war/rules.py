@@ -197,6 +197,8 @@ class PromiseWarState(RulesState):
     ``victory`` / ``discarded``). Hidden from everyone: ``draw_piles`` order.
     """
 
+    score_name = "cards won"
+
     def __init__(
         self, game: PromiseWarGame, rng: np.random.Generator, piles_top_first: list[list[int]]
     ) -> None:

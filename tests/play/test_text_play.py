@@ -16,7 +16,7 @@ import pytest
 from cardarena.agents.table import Table
 from cardarena.envs import ENVS, make_raw
 from cardarena.envs.core import IllegalActionError
-from cardarena.envs.rules_docs import how_to_win, short_rules
+from cardarena.envs.rules_docs import how_to_win, rules_text, short_rules, table_rules
 from cardarena.training import cli
 
 BUILTIN = ["beast_wars_v0", "cardline_v0", "ironman_war_v0", "promise_war_v0"]
@@ -83,14 +83,58 @@ def test_a_card_value_typed_plays_that_card_never_a_menu_number():
     assert names[chosen].endswith(" 7") and "'9' is not a move here" in out.getvalue()
 
 
-def test_help_words_print_the_rules_and_ask_again():
+def test_help_words_print_the_rules_then_the_table_again_and_ask_again():
     out = io.StringIO()
     answers = iter(["?", "help", "??", "b"])
-    index = cli.ask_human("> ", ["x", "y"], lambda _: next(answers), out, env_name="cardline_v0")
+    redrawn: list[int] = []
+    index = cli.ask_human("> ", ["x", "y"], lambda _: next(answers), out, env_name="cardline_v0",
+                          redraw=lambda: redrawn.append(len(out.getvalue())))  # fmt: skip
     assert index == 1
     text = out.getvalue()
     assert text.count(short_rules("cardline_v0").splitlines()[0]) >= 2
-    assert "## Rules" in text  # ?? printed the whole rules
+    assert "## Rules" in text and "CL-1" in text  # ?? printed the game's rules
+    assert len(redrawn) == 3 and redrawn[-1] == len(text), "the table comes back after each"
+
+
+@pytest.mark.parametrize("env", BUILTIN)
+def test_the_rules_at_the_table_are_for_players_and_say_where_the_rest_is(env):
+    shown = table_rules(env)
+    assert shown.startswith("# ") and f"**How to win:** {how_to_win(env)}" in shown
+    assert "## Rules" in shown and shown.endswith(f"cardarena rules {env})")
+    for developer_text in ("For agents", "docs/", ".py", "IllegalActionError", "raw_env"):
+        assert developer_text not in shown, developer_text
+    assert len(shown.splitlines()) < len(rules_text(env).splitlines()) / 2
+
+
+def test_a_move_is_found_by_any_whole_words_of_its_name_and_several_are_named():
+    names = ["place Optimus Primal in column 0", "place Rhinox in column 0",
+             "place Tigerhawk in column 0"]  # fmt: skip
+    out = io.StringIO()
+    assert cli.ask_human("> ", names, _reader(["Tigerhawk"]), out) == 2
+    assert cli.ask_human("> ", names, _reader(["optimus  PRIMAL"]), out) == 0
+    assert cli.ask_human("> ", names, _reader(["column", "tiger", "b"]), out) == 1
+    told = out.getvalue()
+    assert "'column' fits 3 moves (a) place Optimus Primal in column 0; b) " in told
+    assert "'tiger' is not a move here" in told  # words are whole: no guessing from a part
+    # an ending still wins over words inside a name: "7" plays the 7, not "power 7 x"
+    assert cli.ask_human("> ", ["play 17", "play 7", "play 7 twice"], _reader(["7"]), out) == 1
+
+
+@pytest.mark.parametrize(
+    ("env", "counted"),
+    [("beast_wars_v0", "characters left"), ("cardline_v0", "cards placed right"),
+     ("ironman_war_v0", "Victory Card reached"), ("promise_war_v0", "cards won")],
+)  # fmt: skip
+def test_the_final_line_says_what_the_scores_count(env, counted):
+    table = Table(env, "random", seed=2)
+    while not table.is_over():
+        table.act(table.legal_actions()[0][0])
+    scores = table.state.scores()
+    seats = ", ".join(
+        f"{'you' if seat == table.human else seat} {score}"
+        for seat, score in zip(table.seats, scores, strict=True)
+    )
+    assert table.outcome().line.endswith(f" ({counted}: {seats})")
 
 
 def test_an_agent_that_does_not_fit_the_config_is_refused_by_name(capsys):

@@ -168,6 +168,22 @@ def test_checkpoints_are_the_safe_format_every_reader_plays(tmp_path, capsys):
     capsys.readouterr()
 
 
+def test_a_run_folder_means_its_latest_checkpoint_wherever_a_checkpoint_is_read(tmp_path, capsys):
+    run = tmp_path / "run"
+    _train(run, steps=2 * ROLLOUT)
+    shutil.rmtree(run / "checkpoints")  # so that only latest/ can be what the run names
+    a, b = _network(run), _network(run / "latest")
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert make_agent(str(run)).act is not None
+    assert main(["eval", "promise_war_v0", str(run), "random", "--games", "2", "--quiet"]) == 0
+    assert main(["export", str(run), str(tmp_path / "p.npz")]) == 0
+    assert main(["eval", "promise_war_v0", str(tmp_path), "random", "--games", "2"]) == 2
+    told = capsys.readouterr().err
+    assert f"{str(tmp_path)!r} is not a checkpoint: no meta.json (name a checkpoint " in told
+    with pytest.raises(InvalidConfigError, match=r"no checkpoint at .*latest"):
+        load_checkpoint(run / "latest" / "latest")
+
+
 def test_resume_continues_exactly_as_the_uninterrupted_run(tmp_path):
     whole = _train(tmp_path / "whole")
     _train(tmp_path / "parts", steps=4 * ROLLOUT)
