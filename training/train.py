@@ -183,7 +183,7 @@ class _AfterUpdate:
         args = self.args = trainer.args
         self.trainer, self.start_step, self.total = trainer, start_step, total
         self.model: Any = None
-        self.next_ckpt = (start_step // args.checkpoint_every + 1) * args.checkpoint_every
+        self.next_ckpt = (start_step // args.checkpoint_steps + 1) * args.checkpoint_steps
         self.next_eval = (
             (start_step // args.eval_every + 1) * args.eval_every if args.eval_every else None
         )
@@ -204,7 +204,7 @@ class _AfterUpdate:
             self.next_eval = (step // args.eval_every + 1) * args.eval_every
         if step >= self.next_ckpt:
             trainer.save(model, step)
-            self.next_ckpt = (step // args.checkpoint_every + 1) * args.checkpoint_every
+            self.next_ckpt = (step // args.checkpoint_steps + 1) * args.checkpoint_steps
         if args.progress and time.perf_counter() - self.last_print > 1.0:
             self.last_print = time.perf_counter()
             rate = (step - self.start_step) / max(self.last_print - self.started, 1e-9)
@@ -217,10 +217,11 @@ def train(args: TrainArgs) -> Path:
     if args.backend == "rllib":
         return _train_rllib(args)
     if args.backend == "vector":
-        from .train_vector import train_vector
+        from .train_vector import train_vector, warn_short_checkpoints
 
         args = args.resolved()
         _warn_ignored(args, "vector", "other backends only")
+        warn_short_checkpoints(args)
         return train_vector(args)
     try:
         import torch

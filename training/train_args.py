@@ -211,10 +211,13 @@ class TrainArgs:
     device: str = field(default="cpu", metadata=meta(rule=DEVICE, metavar="DEVICE", **SB3))
     """Torch device for the network (``auto``: CUDA when available). Not a checkpoint
     setting: a resumed run may use another device; checkpoints hold CPU arrays."""
-    checkpoint_every: int = field(default=20_000, metadata=meta(rule=Number(int, 1, _NEVER), **PPO))
-    """Steps between checkpoints (``out/checkpoints/step_<N>`` and ``out/latest``). With
-    ``--backend vector`` each checkpoint deals every game anew (for an exact resume): keep it at
-    10 rollouts or more (e.g. 500000), or long games are cut short."""
+    checkpoint_every: int | None = field(
+        default=None, metadata=meta(rule=Number(int, 1, _NEVER), **PPO)
+    )
+    """Steps between checkpoints (``out/checkpoints/step_<N>`` and ``out/latest``); default
+    20000, and with ``--backend vector`` at least 10 rollouts (``--num-envs`` x
+    ``--rollout-steps`` x 10): there each checkpoint deals every game anew (for an exact
+    resume), so closer ones cut long games short."""
     eval_every: int = field(default=20_000, metadata=meta(rule=Number(int, 0, _NEVER), **PPO))
     """Steps between evaluations against random and the heuristic (0: none during training;
     an env without a heuristic is evaluated against random alone)."""
@@ -295,6 +298,14 @@ class TrainArgs:
             "max_grad_norm": self.max_grad_norm,
         }
 
+    @property
+    def checkpoint_steps(self) -> int:
+        """``checkpoint_every`` as ``resolved`` filled it in (its default depends on the
+        backend)."""
+        if self.checkpoint_every is None:
+            raise ValueError("checkpoint_every is filled in by TrainArgs.resolved(); call it first")
+        return self.checkpoint_every
+
     def resolved(self) -> TrainArgs:
         """Checked copy with ``DEFAULTS`` filled in; ``InvalidConfigError`` names the flag,
         the value and what is allowed (every field is checked here, whoever built the args)."""
@@ -373,6 +384,8 @@ class TrainArgs:
             )
         values = {f.name: getattr(self, f.name) for f in fields(self)}
         values["hyper"] = hyper
+        if self.checkpoint_every is None and self.backend in backends_of("checkpoint_every"):
+            values["checkpoint_every"] = default_checkpoint_every(self.backend, vector_rollout)
         values["out"] = Path(self.out) if self.out is not None else Path("runs") / self.env
         return TrainArgs(**values)
 
@@ -397,6 +410,22 @@ OPTIONAL = tuple(name for name in RULES if default_of(_FIELDS[name]) is None)
 #: Fields holding layer sizes; each has at most ``MAX_LAYERS``.
 LAYERS = ("net_arch", "rllib_hidden")
 MAX_LAYERS = 16
+
+
+#: Steps between checkpoints when ``--checkpoint-every`` is not given (``sb3``).
+CHECKPOINT_EVERY = 20_000
+#: ``--backend vector``'s checkpoints are at least this many rollouts apart by default: each
+#: deals every game anew, so closer ones cut long games short (a smaller value set by hand is
+#: pointed out).
+MIN_CHECKPOINT_ROLLOUTS = 10
+
+
+def default_checkpoint_every(backend: str, rollout: int) -> int:
+    """``--checkpoint-every``'s default for ``backend`` (``rollout``: the vector trainer's
+    ``num_envs * rollout_steps``)."""
+    if backend == "vector":
+        return max(CHECKPOINT_EVERY, MIN_CHECKPOINT_ROLLOUTS * rollout)
+    return CHECKPOINT_EVERY
 
 
 def flag_of(name: str) -> str:
@@ -498,9 +527,11 @@ def _has_module(module: str) -> bool:
 
 __all__ = [
     "BACKENDS",
+    "CHECKPOINT_EVERY",
     "DEFAULTS",
     "DEVICE",
     "FALLBACK",
+    "MIN_CHECKPOINT_ROLLOUTS",
     "OPTIONAL",
     "PER_GAME",
     "RULES",
@@ -511,6 +542,7 @@ __all__ = [
     "args_from_namespace",
     "argtype",
     "backends_of",
+    "default_checkpoint_every",
     "flag_of",
     "ignored_by",
 ]

@@ -49,7 +49,7 @@ from .resume import (
     resume_point,
 )
 from .run_lock import RunLock
-from .train_args import TrainArgs
+from .train_args import MIN_CHECKPOINT_ROLLOUTS, TrainArgs
 
 if TYPE_CHECKING:
     from .vector_ppo import WarmStart
@@ -184,7 +184,7 @@ class _Run:
                 ("snapshot", args.snapshot_every if self.pool is not None else 0),
                 ("exploiter", args.exploiter_every if self.pool is not None else 0),
                 ("eval", args.eval_every),
-                ("checkpoint", args.checkpoint_every),
+                ("checkpoint", args.checkpoint_steps),
             )
         }
 
@@ -313,13 +313,12 @@ class _Run:
             self.exploiter(step)
         if self._due("eval", step, args.eval_every):
             self.evaluate(step, args.eval_games)
-        if self._due("checkpoint", step, args.checkpoint_every):
+        if self._due("checkpoint", step, args.checkpoint_steps):
             self.save(step)
             self.batch.reset()  # every game dealt anew from the saved generators
 
     def train(self) -> Path:
         args, model = self.args, self.model
-        _warn_short_checkpoints(args)
         _warn_emulated_bfloat16(args)
         logs = self.out / "logs" / f"run_{self.start_step}"
         logs.mkdir(parents=True, exist_ok=True)
@@ -383,17 +382,13 @@ MAGNET_FLAGS = ("kl_coef", "magnet", "magnet_every", "magnet_rate")
 EXPLOITER_FLAGS = ("exploiter_every", "exploiter_steps", "exploiter_games")
 
 
-#: Checkpoints closer than this many rollouts cut games short (each one deals every game anew).
-MIN_CHECKPOINT_ROLLOUTS = 10
-
-
-def _warn_short_checkpoints(args: TrainArgs) -> None:
-    """Say so when ``--checkpoint-every`` is under ``MIN_CHECKPOINT_ROLLOUTS`` rollouts: every
-    checkpoint ends the games in flight (for an exact resume), so games longer than the
-    interval's moves per game never reach their end and their rewards (the default 20,000
-    suits the SB3 backend, not this one)."""
+def warn_short_checkpoints(args: TrainArgs) -> None:
+    """Say so when ``--checkpoint-every`` was set under ``MIN_CHECKPOINT_ROLLOUTS`` rollouts:
+    every checkpoint ends the games in flight (for an exact resume), so games longer than the
+    interval's moves per game never reach their end and their rewards. ``cardarena train``
+    says it (the default never is); ``exploit`` and the league choose their own interval."""
     rollout = args.num_envs * args.rollout_steps
-    if args.checkpoint_every < MIN_CHECKPOINT_ROLLOUTS * rollout:
+    if args.checkpoint_steps < MIN_CHECKPOINT_ROLLOUTS * rollout:
         print(
             f"note: --checkpoint-every {args.checkpoint_every:,} is under "
             f"{MIN_CHECKPOINT_ROLLOUTS} rollouts ({MIN_CHECKPOINT_ROLLOUTS * rollout:,} steps "

@@ -131,6 +131,43 @@ def test_sb3_warns_about_rllib_only_flags(tmp_path, monkeypatch):
         train_module.train(TrainArgs(rllib_lr=0.1, out=tmp_path))
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_no_default_is_warned_about_by_the_run_it_starts(backend, capsys):
+    """A default the same command then warns about is a wrong default: the notes and the
+    ignored-flag warnings of ``cardarena train`` stay silent for flags left alone."""
+    from cardarena.training.train_vector import _warn_emulated_bfloat16, warn_short_checkpoints
+
+    args = TrainArgs(env="ironman_war_v0", backend=backend)
+    resolved = args.resolved()
+    assert ignored_by(resolved, backend) == []
+    if backend == "vector":
+        warn_short_checkpoints(resolved)
+        _warn_emulated_bfloat16(resolved)
+    assert capsys.readouterr().err == ""
+
+
+def test_checkpoint_every_defaults_per_backend_and_a_short_one_set_by_hand_is_pointed_out(
+    capsys,
+):
+    from cardarena.training.train_args import CHECKPOINT_EVERY, MIN_CHECKPOINT_ROLLOUTS
+    from cardarena.training.train_vector import warn_short_checkpoints
+
+    assert TrainArgs(backend="sb3").resolved().checkpoint_every == CHECKPOINT_EVERY == 20_000
+    assert TrainArgs(backend="rllib").resolved().checkpoint_every is None  # not an rllib flag
+    small = TrainArgs(backend="vector", num_envs=8, rollout_steps=8, minibatch_size=64).resolved()
+    assert small.checkpoint_every == CHECKPOINT_EVERY  # 10 rollouts are only 640 steps
+    big = TrainArgs(backend="vector", num_envs=512, rollout_steps=16).resolved()
+    assert big.checkpoint_every == MIN_CHECKPOINT_ROLLOUTS * 512 * 16 == 81_920
+    assert TrainArgs(backend="vector", checkpoint_every=7).resolved().checkpoint_every == 7
+    with pytest.raises(ValueError, match=r"resolved\(\); call it first"):
+        _ = TrainArgs().checkpoint_steps
+    warn_short_checkpoints(TrainArgs(backend="vector", num_envs=512, rollout_steps=16,
+                                     checkpoint_every=81_919).resolved())  # fmt: skip
+    assert "note: --checkpoint-every 81,919 is under 10 rollouts (81,920 steps" in (
+        capsys.readouterr().err
+    )
+
+
 class _Stop(Exception):
     pass
 
