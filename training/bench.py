@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from cardarena.envs import ENVS, make, make_raw
-from cardarena.envs.core import CardArenaError, InvalidConfigError
+from cardarena.envs.core import CardArenaError, InvalidConfigError, install_hint
 
 from .schema import Number, add_dataclass_arguments, meta
 
@@ -229,7 +229,7 @@ def classic_factory(name: str) -> Callable[[], Any]:
             raise
         raise CardArenaError(
             f"bench compares with PettingZoo's classic {name}, which needs {missing} "
-            "(in the 'dev' extra): pip install -e '.[dev]' from a clone, or pip install pygame-ce"
+            f"(in the 'dev' extra): {install_hint('dev')}, or pip install pygame-ce"
         ) from error
     return factory
 

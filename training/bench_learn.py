@@ -40,7 +40,7 @@ from functools import partial
 from typing import Any
 
 from cardarena.envs import ENVS, make
-from cardarena.envs.core import CardArenaError, InvalidConfigError
+from cardarena.envs.core import CardArenaError, InvalidConfigError, install_hint
 
 from .bench import LEARN_BACKENDS, REFERENCE, check_args, classic_factory
 
@@ -364,7 +364,7 @@ def run_learn(args: argparse.Namespace) -> None:
     except ImportError as missing:
         raise CardArenaError(
             f"bench --learn needs the 'train' extra ({missing.name} is missing): "
-            "pip install -e '.[train]' from a clone, or pip install 'cardarena[train]'"
+            f"{install_hint('train')}"
         ) from missing
     for line in learn_table(measure_learn(args)):
         print(line)

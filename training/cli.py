@@ -44,7 +44,7 @@ import numpy as np
 
 from cardarena.agents import AGENT_SPECS, EnvSpec, make_agent, parse_spec, start_game
 from cardarena.envs import ENVS, make
-from cardarena.envs.core import CardArenaError, InvalidConfigError, check_seed
+from cardarena.envs.core import CardArenaError, InvalidConfigError, check_seed, install_hint
 from cardarena.envs.core.untrusted import parse_json, printable
 
 from .cli_args import (
@@ -327,8 +327,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
         from cardarena.web.server import run_server
     except ImportError as error:
         raise InvalidConfigError(
-            f"cardarena serve needs the 'web' extra ({printable(error, 80)}): "
-            "pip install -e '.[web]' in a clone, or pip install 'cardarena[web]'"
+            f"cardarena serve needs the 'web' extra ({printable(error, 80)}): {install_hint('web')}"
         ) from None
     run_server(
         args.host,
@@ -711,10 +710,7 @@ def _missing_extra(error: ImportError) -> str | None:
     extra = EXTRAS.get(module)
     if extra is None:
         return None
-    return (
-        f"needs {module}, from the '{extra}' extra: pip install -e '.[{extra}]' in a clone, "
-        f"or pip install 'cardarena[{extra}]'"
-    )
+    return f"needs {module}, from the '{extra}' extra: {install_hint(extra)}"
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:

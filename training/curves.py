@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from cardarena.envs.core import InvalidConfigError
+from cardarena.envs.core import InvalidConfigError, install_hint
 from cardarena.envs.core.untrusted import printable, read_json, show
 
 from .jsonl import BadLineError, read_jsonl
@@ -107,7 +107,7 @@ def plot_learning_curves(
         from matplotlib.figure import Figure
     except ImportError as error:
         raise ImportError(
-            "learning curves need matplotlib: pip install 'cardarena[plot]'"
+            f"learning curves need matplotlib, from the 'plot' extra: {install_hint('plot')}"
         ) from error
     if not runs:
         raise InvalidConfigError("plot_learning_curves needs at least one run folder")

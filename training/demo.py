@@ -19,6 +19,7 @@ import numpy as np
 
 from cardarena.agents import MaskablePolicyAgent, RandomAgent
 from cardarena.envs import make
+from cardarena.envs.core import install_hint
 
 from .evaluate import evaluate
 from .single_agent import SingleAgentEnv
@@ -64,7 +65,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     except ImportError as missing:
         raise SystemExit(
             f"the demo needs the 'train' extra ({missing.name} is missing): "
-            "pip install -e '.[train]' from a clone, or pip install 'cardarena[train]'"
+            f"{install_hint('train')} (make demo does it)"
         ) from missing
     args = parse_args(argv)
     config = {} if args.num_players is None else {"num_players": args.num_players}

@@ -47,7 +47,7 @@ from typing import IO, Any
 from cardarena.agents import Agent, make_agent
 from cardarena.agents.rows_parallel import worker_map
 from cardarena.envs import make, make_raw
-from cardarena.envs.core import InvalidConfigError, check_seed
+from cardarena.envs.core import InvalidConfigError, check_seed, install_hint
 
 from .records import (
     MatchRecord,
@@ -169,14 +169,13 @@ class TournamentResult:
 
     def save_heatmap(self, path: str | os.PathLike[str]) -> None:
         """A PNG heat map of ``win_rate_matrix`` (row against column); needs matplotlib, the
-        ``plot`` extra: ``pip install "cardarena[plot]"``."""
+        ``plot`` extra (``install_hint("plot")``)."""
         try:
             # The object-oriented API only: no pyplot, no global backend switched.
             from matplotlib.figure import Figure
         except ImportError as error:
             raise ImportError(
-                "save_heatmap needs matplotlib: install the plot extra with "
-                "pip install -e '.[plot]' from a clone, or pip install 'cardarena[plot]'"
+                f"save_heatmap needs matplotlib, from the 'plot' extra: {install_hint('plot')}"
             ) from error
         import numpy as np
 

@@ -33,7 +33,7 @@ import numpy as np
 from cardarena.agents import EnvSpec, MaskablePolicyAgent
 from cardarena.agents.numpy_policy import NumpyPolicyAgent, from_sb3_policy
 from cardarena.envs import make
-from cardarena.envs.core import InvalidConfigError
+from cardarena.envs.core import InvalidConfigError, install_hint
 
 from .checkpoint import (
     capture_rng_state,
@@ -324,8 +324,7 @@ def _train_locked(
 def missing_train_extra(missing: ImportError) -> SystemExit:
     """The exit for a training run without the ``train`` extra, naming the missing module."""
     return SystemExit(
-        f"training needs the 'train' extra ({missing.name} is missing): "
-        "pip install -e '.[train]' from a clone, or pip install 'cardarena[train]'"
+        f"training needs the 'train' extra ({missing.name} is missing): {install_hint('train')}"
     )
 
 
@@ -341,8 +340,9 @@ def _train_rllib(args: TrainArgs) -> Path:
     """``--backend rllib``: hand over to ``cardarena.training.rllib`` (imported only here)."""
     if not _has("ray"):
         raise SystemExit(
-            "--backend rllib needs the 'rllib' extra (ray is missing): "
-            "pip install -e '.[rllib]' from a clone, or pip install 'cardarena[rllib]'"
+            "--backend rllib needs the 'rllib' extra (ray is missing), in a venv of its own "
+            "since Ray pins its own gymnasium: make .venv-rllib/.installed in the cardarena "
+            "clone, then .venv-rllib/bin/cardarena train --backend rllib ..."
         )
     from .rllib import train_from_args
 

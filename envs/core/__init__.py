@@ -10,7 +10,13 @@ from .aec import (
     check_seed,
     env_metadata,
 )
-from .errors import CardArenaError, IllegalActionError, InvalidConfigError, UnknownAgentError
+from .errors import (
+    CardArenaError,
+    IllegalActionError,
+    InvalidConfigError,
+    UnknownAgentError,
+    install_hint,
+)
 from .game import NO_PLAYER, CheckedActions, Game, GameState, RulesState
 from .infos import INFO_KEYS, NO_OFFENDER, Outcome, Seat
 from .observation import ObservationBuffer, ObservationLayout, ObservationScaler, Piece
@@ -47,6 +53,7 @@ __all__ = [
     "check_seed",
     "coerce_action",
     "env_metadata",
+    "install_hint",
     "load_table",
     "per_player",
     "wrap",

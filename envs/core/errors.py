@@ -27,3 +27,10 @@ class UnknownAgentError(CardArenaError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
+
+
+def install_hint(extra: str) -> str:
+    """How to add the optional ``extra``, for every "needs the X extra" message. cardarena is
+    installed from its clone (``make`` builds ``.venv`` there; it is on no package index), and
+    the constraints file keeps torch the CPU build."""
+    return f".venv/bin/pip install -c .ci/constraints.txt -e '.[{extra}]' in the cardarena clone"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from helpers import env_names
 
-from cardarena.envs.core import InvalidConfigError
+from cardarena.envs.core import InvalidConfigError, install_hint
 from cardarena.training import cli
 from cardarena.training.train_args import RULES, TrainArgs
 
@@ -460,8 +460,8 @@ def test_curves_without_matplotlib_names_the_extra(capsys, monkeypatch, tmp_path
     code, _, err = run(["curves", str(tmp_path)], capsys)
     assert code == 2
     assert err == (
-        "cardarena curves: needs matplotlib, from the 'plot' extra: pip install -e '.[plot]' "
-        "in a clone, or pip install 'cardarena[plot]'\n"
+        "cardarena curves: needs matplotlib, from the 'plot' extra: .venv/bin/pip install -c "
+        ".ci/constraints.txt -e '.[plot]' in the cardarena clone\n"
     )
 
 
@@ -477,7 +477,31 @@ def test_bench_without_pygame_names_the_extra(capsys, monkeypatch):
     monkeypatch.setattr(bench, "pettingzoo_classic", classic_without_pygame)
     code, _, err = run(["bench", "--seconds", "0.01", "--rounds", "1", "--env"], capsys)
     assert code == 2 and len(err.splitlines()) == 1, err
-    assert "needs pygame (in the 'dev' extra): pip install -e '.[dev]' from a clone" in err
+    assert "needs pygame (in the 'dev' extra): .venv/bin/pip install -c .ci/constraints" in err
+
+
+def test_every_install_hint_names_a_declared_extra_and_works_from_the_clone():
+    """cardarena is on no package index: a hint that says ``pip install 'cardarena[x]'``
+    would fetch someone else's package or nothing. Each hint is the clone's own install,
+    with the constraints file that keeps torch the CPU build, and names a real extra."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[2]
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    assert (root / ".ci" / "constraints.txt").is_file()
+    for extra in {*cli.EXTRAS.values(), "web", "train", "plot", "dev"}:
+        assert extra in extras, extra
+        assert install_hint(extra) == (
+            f".venv/bin/pip install -c .ci/constraints.txt -e '.[{extra}]' in the cardarena clone"
+        )
+    sources = [*root.glob("training/**/*.py"), *root.glob("agents/**/*.py"),
+               *root.glob("web/**/*.py"), *root.glob("envs/**/*.py"),
+               *root.glob("docs/**/*.md"), root / "README.md"]  # fmt: skip
+    for source in sources:
+        text = source.read_text(encoding="utf-8")
+        assert "cardarena[" not in text and "from a clone" not in text, source
 
 
 def test_an_unexpected_error_is_one_line_or_with_debug_the_traceback(capsys, monkeypatch):
