@@ -21,8 +21,9 @@ AGILERL_PY := $(AGILERL_VENV)/bin/python
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
+# plot: the README's next command after the demo (cardarena curves) draws with matplotlib.
 $(VENV)/.installed-train: $(DEPS) | $(PY)
-	$(PIP_INSTALL) -e ".[train,fast]"
+	$(PIP_INSTALL) -e ".[train,fast,plot]"
 	touch $@
 
 $(VENV)/.installed-dev: $(DEPS) | $(PY)
