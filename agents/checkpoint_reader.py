@@ -28,7 +28,7 @@ from cardarena.envs.core.untrusted import parse_json, read_json, read_text
 from .base import EnvSpec
 from .numpy_policy import NumpyPolicy
 from .safe_npz import load_npz
-from .sb3_state import check_state, expected_shapes, policy_layers
+from .sb3_state import check_state, expected_shapes, policy_layers, value_layers
 
 FORMAT = 2
 META = "meta.json"
@@ -83,9 +83,15 @@ class CheckpointData:
     def actions(self) -> int:
         return int(self.network["action_net.bias"].shape[0])
 
-    def numpy_policy(self, meta: Mapping[str, Any] | None = None) -> NumpyPolicy:
-        """The acting network as a ``NumpyPolicy`` (numpy alone, no torch)."""
+    def numpy_policy(
+        self, meta: Mapping[str, Any] | None = None, value: bool = False
+    ) -> NumpyPolicy:
+        """The acting network as a ``NumpyPolicy`` (numpy alone, no torch); with ``value``
+        the value network too."""
         layers = policy_layers(self.network, self.settings["net_arch"], str(self.path))
+        values = (
+            value_layers(self.network, self.settings["net_arch"], str(self.path)) if value else None
+        )
         info = {
             "env": self.env_spec.name,
             "config": self.env_spec.config,
@@ -94,7 +100,7 @@ class CheckpointData:
             "step": self.step,
             **(meta or {}),
         }
-        return NumpyPolicy(layers, "tanh", self.scaler.offset, self.scaler.scale, info)
+        return NumpyPolicy(layers, "tanh", self.scaler.offset, self.scaler.scale, info, values)
 
 
 C = TypeVar("C", bound="CheckpointData")

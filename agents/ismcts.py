@@ -40,12 +40,15 @@ times the prior times the square root of the node's visits over one plus the act
 unvisited actions count a return of 0, the middle of the games' [-1, 1]), the leaf's
 unvisited action is the one chosen, and option ``rollout`` (``policy``, the default with a
 network, or ``random``) plays the rollout with the network sampling every seat's moves from
-that seat's own observation. The shipped networks have no value head, so the network's value
-is its own play to the end. Option ``others`` says how the other seats choose inside the
-tree: ``search`` (default: PUCT on their own returns, as a strong opponent would), ``policy``
-(sampled from the network) or ``greedy`` (the network's best action, as ``pretrained`` plays):
-the last two search for a reply to the network itself rather than to the best opponent. The
-prior needs the seat's observation at each node, so a network needs ``nodes=observations``.
+that seat's own observation. Option ``leaf=value`` replaces the rollout by the network's value
+head, read from every seat's own observation at the leaf (each seat's estimated return, clipped
+to [-1, 1]); it needs a file exported with ``cardarena export --value`` (the shipped networks
+have none, so by default the network's value is its own play to the end). Option ``others``
+says how the other seats choose inside the tree: ``search`` (default: PUCT on their own
+returns, as a strong opponent would), ``policy`` (sampled from the network) or ``greedy`` (the
+network's best action, as ``pretrained`` plays): the last two search for a reply to the network
+itself rather than to the best opponent. The prior needs the seat's observation at each node,
+so a network needs ``nodes=observations``.
 
 Spec: ``ismcts:iterations=100,c=1.4,nodes=observations`` (``iterations`` 1..100000,
 determinizations per decision; ``c`` the UCB1 exploration constant, >= 0, 1.4 = Cowling's
@@ -87,6 +90,8 @@ NODE_KINDS = ("observations", "actions")
 ROLLOUTS = ("random", "policy")
 #: How the other seats choose inside the tree (module docstring; ``policy`` needs a network).
 OTHERS = ("search", "policy", "greedy")
+#: How a leaf is scored (module docstring; ``value`` needs a network with a value head).
+LEAVES = ("rollout", "value")
 
 
 class _SortingRandom:
@@ -154,6 +159,7 @@ class ISMCTSAgent(BaseAgent):
         policy: str | None = None,
         rollout: str | None = None,
         others: str = "search",
+        leaf: str = "rollout",
     ) -> None:
         super().__init__(seed)
         self.nodes = check_choice(nodes, "ismcts: nodes", NODE_KINDS)
@@ -174,6 +180,12 @@ class ISMCTSAgent(BaseAgent):
             raise InvalidConfigError(
                 "ismcts: rollout=policy needs a network to roll out with (policy=pretrained "
                 "or policy=FILE.npz)"
+            )
+        self.leaf = check_choice(leaf, "ismcts: leaf", LEAVES)
+        if self.leaf == "value" and self.guide is None:
+            raise InvalidConfigError(
+                "ismcts: leaf=value needs a network with a value head (policy=FILE.npz, a file "
+                "written by cardarena export --value)"
             )
         #: The guiding network for the env of the game being played (``start_game``).
         self.network: Any = None
@@ -205,6 +217,11 @@ class ISMCTSAgent(BaseAgent):
             self._encoder = (env_spec, raw, raw.layout.buffer())
         if self.guide is not None:
             self.network = self.guide.policy_for(env_spec)
+            if self.leaf == "value" and not self.network.has_value:
+                raise InvalidConfigError(
+                    f"ismcts: leaf=value needs a value head, but policy={self.policy} has none "
+                    f"for {env_spec.name} (export it with cardarena export --value)"
+                )
 
     def act(self, observation: Observation) -> int:
         raise TypeError(
@@ -275,6 +292,7 @@ class ISMCTSAgent(BaseAgent):
         sqrt, log = math.sqrt, math.log
         stop = self.should_stop
         by_policy = self.rollout == "policy"
+        by_value = self.leaf == "value"
         model_others = self.others != "search"
         greedy_others = self.others == "greedy"
         for _ in range(self.iterations):
@@ -334,6 +352,14 @@ class ISMCTSAgent(BaseAgent):
                 path.append(edge)
                 # The next node: the edge's own subtree, or the next acting seat's view.
                 node = None if keyed else edge
+            if by_value and not (state.is_terminal() or state.is_truncated()):
+                returns = []
+                for index in range(players):  # each seat's own estimate, from its own view
+                    buffer.clear()
+                    encode(state, index, views)
+                    returns.append(min(1.0, max(-1.0, self.network.value(flat))))
+                _back_up(path, returns, players)
+                continue
             rollout = 0
             while not (state.is_terminal() or state.is_truncated()):
                 if by_policy:
@@ -349,17 +375,25 @@ class ISMCTSAgent(BaseAgent):
                 rollout += 1
                 if stop is not None and rollout % STOP_POLL_STEPS == 0 and stop():
                     return root  # this iteration is dropped unscored
-            returns = state.returns()
-            for visited in path:
-                visited.visits += 1
-                totals = visited.totals
-                for index in range(players):
-                    totals[index] += returns[index]
+            _back_up(path, state.returns(), players)
         return root
 
     def __repr__(self) -> str:
-        guided = "" if self.guide is None else f" policy={self.policy} rollout={self.rollout}"
+        guided = (
+            ""
+            if self.guide is None
+            else f" policy={self.policy} rollout={self.rollout} leaf={self.leaf}"
+        )
         return f"<ISMCTSAgent {self.spec!r} iterations={self.iterations} c={self.c:g}{guided}>"
+
+
+def _back_up(path: list[_Node], returns: Any, players: int) -> None:
+    """One more visit and every seat's return added to each node and action on ``path``."""
+    for visited in path:
+        visited.visits += 1
+        totals = visited.totals
+        for index in range(players):
+            totals[index] += returns[index]
 
 
 def _puct(node: _Node, legal: list[int], player: int, c: float) -> int:
@@ -415,7 +449,8 @@ register_agent(
     "ismcts",
     ISMCTSAgent,
     "information-set MCTS on sampled hidden cards (options iterations=100, c=1.4, nodes, "
-    "policy=pretrained|FILE.npz to guide it with a network, rollout=policy|random)",
+    "policy=pretrained|FILE.npz to guide it with a network, rollout=policy|random, "
+    "leaf=rollout|value)",
 )
 
 __all__ = ["MAX_ITERATIONS", "ISMCTSAgent", "canonical_infostate"]

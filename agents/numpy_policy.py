@@ -5,7 +5,9 @@ An SB3 ``MaskablePPO`` ``MlpPolicy`` acts through three parts: the observation (
 layer) and the action head (``Linear`` to one logit per action). Acting greedily means the
 argmax of the logits over legal actions. That is a few matrix products, so a policy exported
 from a checkpoint (``cardarena export``) plays with numpy alone: no torch, no SB3, and a file
-of the policy weights only (no value network, no optimiser state), a few hundred KB.
+of the policy weights only (no optimiser state), a few hundred KB. ``cardarena export --value``
+adds the value network (its own MLP, then a head of one output), which a search reads as its
+estimate of a position's return (``ismcts:leaf=value``).
 
 File format (``.npz``, read with ``allow_pickle=False``):
 
@@ -16,6 +18,8 @@ File format (``.npz``, read with ``allow_pickle=False``):
   ``weight_<i>`` has shape ``(outputs, inputs)`` as in torch.
 - ``scale_offset``, ``scale_factor``: the ``ObservationScaler`` used in training, checked
   against the env's own at load time (an env whose observation bounds changed is refused).
+- optional ``value_weight_<i>``, ``value_bias_<i>``: the value network in the same form, on
+  the same scaled observation, its last layer of one output (the seat's expected return).
 
 Policies are exchanged, so ``load`` trusts nothing in the file (``cardarena.agents.safe_npz``
 reads it: headers checked before any array is decompressed, no pickle): at most
@@ -65,6 +69,7 @@ class NumpyPolicy:
         scaler_offset: np.ndarray,
         scaler_factor: np.ndarray,
         meta: Mapping[str, Any],
+        value_layers: list[tuple[np.ndarray, np.ndarray]] | None = None,
     ) -> None:
         if activation not in ACTIVATIONS:
             raise InvalidConfigError(
@@ -79,18 +84,16 @@ class NumpyPolicy:
                 f"scale_offset {self.offset.shape} and scale_factor {self.factor.shape} must "
                 "be vectors of one length (one entry per observation value)"
             )
-        inputs = int(self.offset.size)
-        self.layers = []
-        for index, (weight, bias) in enumerate(layers):
-            weight = _finite(weight, f"weight_{index}")
-            bias = _finite(bias, f"bias_{index}")
-            if weight.ndim != 2 or bias.shape != (weight.shape[0],) or weight.shape[1] != inputs:
+        self.layers = _chained(layers, int(self.offset.size), "")
+        #: The value network's layers, or None when the file has none.
+        self.value_layers = None
+        if value_layers is not None:
+            self.value_layers = _chained(value_layers, int(self.offset.size), "value_")
+            if self.value_layers[-1][0].shape[0] != 1:
                 raise InvalidConfigError(
-                    f"layer {index}: weight {weight.shape} and bias {bias.shape} do not "
-                    f"chain onto {inputs} inputs"
+                    f"the value network's last layer has {self.value_layers[-1][0].shape[0]} "
+                    "outputs; it must have 1 (the expected return)"
                 )
-            inputs = weight.shape[0]
-            self.layers.append((np.ascontiguousarray(weight), bias))
         self.activation = activation
         self._activate = ACTIVATIONS[activation]
         self.meta = dict(meta)
@@ -101,10 +104,28 @@ class NumpyPolicy:
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         """Action logits for one raw (unscaled) observation vector."""
+        return self._forward(self.layers, observation)
+
+    @property
+    def has_value(self) -> bool:
+        return self.value_layers is not None
+
+    def value(self, observation: np.ndarray) -> float:
+        """The value network's estimate of the observing seat's return, for one raw
+        observation vector; ``ValueError`` when the file carries no value network."""
+        if self.value_layers is None:
+            raise ValueError(
+                "this policy has no value network (export it with cardarena export --value)"
+            )
+        return float(self._forward(self.value_layers, observation)[0])
+
+    def _forward(
+        self, layers: list[tuple[np.ndarray, np.ndarray]], observation: np.ndarray
+    ) -> np.ndarray:
         x = (np.asarray(observation, np.float32) - self.offset) * self.factor
-        for weight, bias in self.layers[:-1]:
+        for weight, bias in layers[:-1]:
             x = self._activate(weight @ x + bias)
-        weight, bias = self.layers[-1]
+        weight, bias = layers[-1]
         return weight @ x + bias
 
     def act(
@@ -166,9 +187,10 @@ class NumpyPolicy:
             "scale_offset": self.offset,
             "scale_factor": self.factor,
         }
-        for index, (weight, bias) in enumerate(self.layers):
-            arrays[f"weight_{index}"] = weight
-            arrays[f"bias_{index}"] = bias
+        for prefix, layers in (("", self.layers), ("value_", self.value_layers or [])):
+            for index, (weight, bias) in enumerate(layers):
+                arrays[f"{prefix}weight_{index}"] = weight
+                arrays[f"{prefix}bias_{index}"] = bias
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(path.name + ".partial.npz")
         np.savez_compressed(temporary, **arrays)  # type: ignore[arg-type]
@@ -187,7 +209,7 @@ class NumpyPolicy:
             path,
             what,
             max_file_bytes=MAX_POLICY_FILE_BYTES,
-            max_entries=3 + 2 * MAX_LAYERS,
+            max_entries=3 + 4 * MAX_LAYERS,
             max_array_bytes=MAX_POLICY_ARRAY_BYTES,
             max_total_bytes=MAX_POLICY_TOTAL_BYTES,
             allowed_dtypes=("f",),
@@ -219,22 +241,57 @@ class NumpyPolicy:
                 f"{', '.join(sorted(ACTIVATIONS))}"
             )
         offset, factor = arrays.pop("scale_offset"), arrays.pop("scale_factor")
-        weights = {k.removeprefix("weight_") for k in arrays if k.startswith("weight_")}
-        biases = {k.removeprefix("bias_") for k in arrays if k.startswith("bias_")}
-        expected = {str(index) for index in range(max(len(weights), len(biases)))}
-        if not weights or weights != expected or biases != expected:
-            missing = sorted(
-                [f"weight_{i}" for i in expected - weights]
-                + [f"bias_{i}" for i in expected - biases]
-            )
-            raise InvalidConfigError(
-                f"{what}: layer arrays incomplete (missing {', '.join(missing) or 'all'})"
-            )
-        layers = [(arrays[f"weight_{i}"], arrays[f"bias_{i}"]) for i in range(len(expected))]
+        layers = _layer_arrays(arrays, "", what)
+        value = _layer_arrays(arrays, "value_", what) if "value_weight_0" in arrays else None
         try:
-            return cls(layers, activation, offset, factor, meta)
+            return cls(layers, activation, offset, factor, meta, value)
         except InvalidConfigError as error:
             raise InvalidConfigError(f"{what}: {error}") from None
+
+
+def _layer_arrays(
+    arrays: Mapping[str, np.ndarray], prefix: str, what: str
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The ``{prefix}weight_<i>``, ``{prefix}bias_<i>`` pairs of a file, refused unless every
+    index from 0 has both."""
+    weights = {
+        k.removeprefix(f"{prefix}weight_") for k in arrays if k.startswith(f"{prefix}weight_")
+    }
+    biases = {k.removeprefix(f"{prefix}bias_") for k in arrays if k.startswith(f"{prefix}bias_")}
+    expected = {str(index) for index in range(max(len(weights), len(biases)))}
+    if not weights or weights != expected or biases != expected:
+        missing = sorted(
+            [f"{prefix}weight_{i}" for i in expected - weights]
+            + [f"{prefix}bias_{i}" for i in expected - biases]
+        )
+        raise InvalidConfigError(
+            f"{what}: layer arrays incomplete (missing {', '.join(missing) or 'all'})"
+        )
+    return [
+        (arrays[f"{prefix}weight_{i}"], arrays[f"{prefix}bias_{i}"]) for i in range(len(expected))
+    ]
+
+
+def _chained(
+    layers: list[tuple[np.ndarray, np.ndarray]], inputs: int, prefix: str
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``layers`` as finite float32 arrays, refused unless each one's inputs are the previous
+    one's outputs (the first's the observation size)."""
+    if not layers:
+        which = "value" if prefix else "policy"
+        raise InvalidConfigError(f"the {which} network needs at least its last layer")
+    chained = []
+    for index, (weight, bias) in enumerate(layers):
+        weight = _finite(weight, f"{prefix}weight_{index}")
+        bias = _finite(bias, f"{prefix}bias_{index}")
+        if weight.ndim != 2 or bias.shape != (weight.shape[0],) or weight.shape[1] != inputs:
+            raise InvalidConfigError(
+                f"{prefix}layer {index}: weight {weight.shape} and bias {bias.shape} do not "
+                f"chain onto {inputs} inputs"
+            )
+        inputs = weight.shape[0]
+        chained.append((np.ascontiguousarray(weight), bias))
+    return chained
 
 
 def _finite(values: Any, name: str) -> np.ndarray:

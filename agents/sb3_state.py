@@ -111,4 +111,28 @@ def policy_layers(
     return layers
 
 
-__all__ = ["MAX_LAYERS", "MAX_UNITS", "check_state", "expected_shapes", "policy_layers"]
+def value_layers(
+    state: Mapping[str, np.ndarray], net_arch: Any, where: str
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The value half (value MLP, then the one-output value head) of a checked state, as
+    ``(weight, bias)`` pairs for ``NumpyPolicy``'s ``value_layers``."""
+    _, value_net = net_arch_branches(net_arch, where)
+    layers = [
+        (
+            state[f"mlp_extractor.value_net.{2 * i}.weight"],
+            state[f"mlp_extractor.value_net.{2 * i}.bias"],
+        )
+        for i in range(len(value_net))
+    ]
+    layers.append((state["value_net.weight"], state["value_net.bias"]))
+    return layers
+
+
+__all__ = [
+    "MAX_LAYERS",
+    "MAX_UNITS",
+    "check_state",
+    "expected_shapes",
+    "policy_layers",
+    "value_layers",
+]

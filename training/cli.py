@@ -588,11 +588,12 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
             f"best against {args.best} in training evaluations: {printable(checkpoint)}",
             file=out,
         )
-    policy = export_checkpoint(checkpoint, args.out)
+    policy = export_checkpoint(checkpoint, args.out, value=args.value)
     size = Path(args.out).stat().st_size
     where = printable(args.out)
+    what = "policy and value networks" if policy.has_value else "policy"
     print(
-        f"{where}: {printable(policy.meta.get('env'), 60)} policy from step "
+        f"{where}: {printable(policy.meta.get('env'), 60)} {what} from step "
         f"{printable(policy.meta.get('step'), 40)} ({size / 1024:.0f} KB); "
         f"play it as pretrained:path={where}",
         file=out,

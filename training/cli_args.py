@@ -149,6 +149,9 @@ class ExportArgs:
     evaluation against OPPONENT (random or heuristic) was best."""
     min_step: int = field(default=0, metadata=meta(rule=MIN_STEP, metavar="N"))
     """With --best: only checkpoints from this step on."""
+    value: bool = False
+    """Also write the value network (about twice the size): search reads it as its estimate
+    of a position (agent spec ismcts:policy=OUT.npz,leaf=value)."""
 
 
 @dataclass

@@ -1,9 +1,10 @@
 """``cardarena export CHECKPOINT OUT.npz``: a checkpoint's policy as a small numpy-only file.
 
 The exported file (format in ``cardarena.agents.numpy_policy``) keeps the acting network and
-the observation scaler, nothing else, so it plays without torch (agent spec
-``pretrained:path=OUT.npz``) and weighs a fraction of the checkpoint (no value network, no
-optimiser state). The shipped ``pretrained`` agents are files written by this command.
+the observation scaler (with ``--value`` the value network too), nothing else, so it plays
+without torch (agent spec ``pretrained:path=OUT.npz``) and weighs a fraction of the
+checkpoint (no optimiser state). The shipped ``pretrained`` agents are files written by this
+command.
 """
 
 from __future__ import annotations
@@ -23,9 +24,13 @@ from .records import package_version
 
 
 def export_checkpoint(
-    checkpoint: str | Path, out: str | Path, provenance: Mapping[str, Any] | None = None
+    checkpoint: str | Path,
+    out: str | Path,
+    provenance: Mapping[str, Any] | None = None,
+    value: bool = False,
 ) -> NumpyPolicy:
-    """Export ``checkpoint``'s policy to ``out``; returns the exported policy.
+    """Export ``checkpoint``'s policy (with ``value`` its value network too) to ``out``;
+    returns the exported policy.
 
     The meta records the env, the training step, the package version and, when the
     checkpoint sits in a ``cardarena train`` output folder, that run's arguments (how to
@@ -41,7 +46,7 @@ def export_checkpoint(
     if run_args is not None:
         meta["train_args"] = run_args
     meta.update(provenance or {})
-    policy = loaded.numpy_policy(meta)
+    policy = loaded.numpy_policy(meta, value=value)
     policy.save(out)
     return policy
 
