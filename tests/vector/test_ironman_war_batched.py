@@ -297,3 +297,98 @@ def test_heuristic_fixed_sacrifice_and_its_memory_per_slot() -> None:
     assert heuristic.plan_sizes[7, 0] == 0
     with pytest.raises(ValueError, match="no legal action"):
         heuristic.act(observation, np.zeros_like(mask), np.zeros(1, np.int64), rng)
+
+
+def _position_at(decision: int, seat: str, hands: list[list[int]], script: dict[str, list[int]]):
+    """The first observation of ``seat`` at ``decision`` after dealing ``hands``, each seat
+    playing its ``script`` first, then its lowest legal action."""
+    raw = make_raw(ENV)
+    raw.reset(seed=0, options={"hands": [names(hands[0]), names(hands[1])]})
+    left = {agent: list(moves) for agent, moves in script.items()}
+    for _ in range(200):
+        agent = raw.agent_selection
+        observation = raw.observe(agent)
+        view = raw.layout.view(observation["observation"])
+        legal = np.flatnonzero(observation["action_mask"])
+        at = agent == seat and int(np.argmax(view["decision"])) == decision
+        if at and not left.get(agent):
+            return raw, observation
+        moves = left.get(agent)
+        raw.step(int(moves.pop(0)) if moves else int(legal[0]))
+    raise AssertionError("the position was never reached")
+
+
+def test_a_commit_past_a_short_plan_plays_the_strongest_card_as_the_scalar_does() -> None:
+    """A heuristic whose first commit of the round is the third (another policy made the first
+    two): with A1 and A4 left, its plan holds two cards for battles 1-2, so battle 3 falls back
+    to the strongest card, A4, as the scalar strategy does (kills ``else -1`` -> ``0``, which
+    would play the A1)."""
+    raw, observation = _position_at(COMMIT, "iron_man", [[A1, A4, A2, A3], [A1, A2, A3, A4]],
+                                    {"iron_man": [A2, A3]})  # fmt: skip
+    assert raw.layout.view(observation["observation"])["commit_slot"][2] == 1
+    spec = EnvSpec(ENV, {})
+    heuristic = BatchedIronManWarHeuristic(spec)
+    rows = observation["observation"][None], observation["action_mask"][None].astype(bool)
+    rng = np.random.default_rng(0)
+    got = heuristic.act(*rows, np.zeros(1, np.int64), rng)
+    assert got[0] == A4 == IronManStrategy(spec).act(observation, rng)
+
+
+def test_plan_memory_covers_every_slot_asked_from_the_first_row() -> None:
+    """The plans and their sizes grow together, from a heuristic's first single row on (a
+    size table with a row the plans lack would be read past their end in the kernel)."""
+    venv = make_vec(ENV, 2, seed=2)
+    batch = venv.reset()
+    heuristic = BatchedIronManWarHeuristic(EnvSpec(ENV, {}))
+    assert heuristic.plans.shape[0] == heuristic.plan_sizes.shape[0] == 0
+    rng = np.random.default_rng(0)
+    heuristic.act(batch.observation[:1], batch.action_mask[:1], np.zeros(1, np.int64), rng)
+    assert heuristic.plans.shape[0] == heuristic.plan_sizes.shape[0] >= 1
+    assert heuristic.plan_sizes[0, 0] == 3
+    heuristic.new_games(np.array([0, 99]))  # a slot never seen is nothing to forget
+    assert heuristic.plan_sizes[0, 0] == 0
+
+
+def test_a_shield_with_nothing_to_hit_leaves_the_other_side_as_it_was() -> None:
+    """IM: an ENERGY SHIELD with no target hits nothing (kills ``target >= 0`` -> ``>= -1``,
+    which would take a FINAL ATTACK that is not there)."""
+    from cardarena.agents.heuristics.batched_ironman_war import _play
+
+    mine, theirs = np.zeros(8, np.int64), np.zeros(8, np.int64)
+    after_mine, after_theirs = np.empty(8, np.int64), np.empty(8, np.int64)
+    _play(mine, theirs, SH, after_mine, after_theirs)
+    assert after_mine.tolist() == [0, 0, 0, 0, 0, 0, 1, 0] and not after_theirs.any()
+    theirs[A3] = 1
+    _play(mine, theirs, SH, after_mine, after_theirs)
+    assert not after_theirs.any()  # the one card it meets is hit
+
+
+def test_playing_on_costs_at_most_the_budget_and_a_hair_more_concedes() -> None:
+    """PLAY_OR_CONCEDE: the cheapest card that takes the lead is played when its worth is
+    the budget exactly, and conceded when the budget falls short of it by the least a float
+    can (kills ``<=`` -> ``<``)."""
+    from cardarena.agents.heuristics.batched_ironman_war import P_BUDGET, P_PER_CARD
+
+    scripts = {"iron_man": [A1, A2, A3], "war_machine": [A2, A3, A4]}
+    hands = [[A1, A2, A3, A4], [A2, A3, A4, A5]]
+    raw, observation = _position_at(PLAY_OR_CONCEDE, "war_machine", hands, scripts)
+    view = raw.layout.view(observation["observation"])
+    heuristic = BatchedIronManWarHeuristic(EnvSpec(ENV, {}))
+    battle = int(np.argmax(view["battle"]))
+    worth = heuristic.worths[battle, int(view["battles_won"][0]), int(view["battles_won"][1])]
+    if max(view["pawns"]) >= heuristic.params[3] - 1:
+        worth *= 1.5
+    mask = observation["action_mask"].astype(bool)
+    assert mask[A5] and mask[8], "war_machine may play its A5 or concede"
+    cost = scalar_module.WORTH[A5]
+    share = cost / worth
+    assert worth * share == cost  # the budget reached exactly, in float64
+    below = share
+    while worth * below >= cost:  # the largest budget whose product falls short
+        below = np.nextafter(below, 0.0)
+    heuristic.params[P_PER_CARD] = 0.0
+    rows = observation["observation"][None], mask[None]
+    for budget, want in ((share, A5), (below, 8)):
+        heuristic.params[P_BUDGET] = budget
+        got = heuristic.act(*rows, np.ones(1, np.int64), np.random.default_rng(0))
+        assert got[0] == want, (budget, got)
