@@ -318,13 +318,14 @@ def _position_at(decision: int, seat: str, hands: list[list[int]], script: dict[
     raise AssertionError("the position was never reached")
 
 
-def test_a_commit_past_a_short_plan_plays_the_strongest_card_as_the_scalar_does() -> None:
+@pytest.mark.parametrize("weak", [A1, A2, SH])
+def test_a_commit_past_a_short_plan_plays_the_strongest_card_as_the_scalar_does(weak) -> None:
     """A heuristic whose first commit of the round is the third (another policy made the first
-    two): with A1 and A4 left, its plan holds two cards for battles 1-2, so battle 3 falls back
-    to the strongest card, A4, as the scalar strategy does (kills ``else -1`` -> ``0``, which
-    would play the A1)."""
-    raw, observation = _position_at(COMMIT, "iron_man", [[A1, A4, A2, A3], [A1, A2, A3, A4]],
-                                    {"iron_man": [A2, A3]})  # fmt: skip
+    two): with ``weak`` and A4 left, its plan holds two cards for battles 1-2, so battle 3
+    falls back to the strongest card, A4, as the scalar strategy does (kills ``else -1`` ->
+    ``0``, ``+1`` or ``-2``, which would read the plan's "card" as A1, A2 or a shield)."""
+    hands = [[weak, A4, A3, A5], [A1, A2, A3, A4]]
+    raw, observation = _position_at(COMMIT, "iron_man", hands, {"iron_man": [A5, A3]})
     assert raw.layout.view(observation["observation"])["commit_slot"][2] == 1
     spec = EnvSpec(ENV, {})
     heuristic = BatchedIronManWarHeuristic(spec)
@@ -332,6 +333,30 @@ def test_a_commit_past_a_short_plan_plays_the_strongest_card_as_the_scalar_does(
     rng = np.random.default_rng(0)
     got = heuristic.act(*rows, np.zeros(1, np.int64), rng)
     assert got[0] == A4 == IronManStrategy(spec).act(observation, rng)
+
+
+@pytest.mark.parametrize("sacrifice", [0, 1, 2])
+def test_a_fixed_sacrifice_battle_is_kept_and_a_first_commit_later_in_the_round_plans_anew(
+    sacrifice,
+) -> None:
+    """With ``sacrifice_battle`` fixed, every commit of the round is the scalar's with the same
+    parameter, also for a heuristic whose first commit of the round is the second (it plans
+    then, as the scalar does). Kills a fixed 0 read as "random" and a plan never made after
+    the round's first commit."""
+    spec = EnvSpec(ENV, {})
+    hands = [[A1, A2, A4, A5, FA], [A1, A2, A3, A4, A5]]
+    for script in ([], [A2]):  # from the first commit, and from the second
+        _, observation = _position_at(COMMIT, "iron_man", hands, {"iron_man": list(script)})
+        heuristic = BatchedIronManWarHeuristic(spec, sacrifice_battle=sacrifice)
+        scalar = IronManStrategy(spec, sacrifice_battle=sacrifice)
+        for seed in range(6):  # the draw a random sacrifice would take
+            rng = np.random.default_rng(seed)
+            got = heuristic.act(observation["observation"][None],
+                                observation["action_mask"][None].astype(bool),
+                                np.zeros(1, np.int64), rng)  # fmt: skip
+            scalar.start_game("iron_man", rng)
+            assert got[0] == scalar.act(observation, rng), (script, seed)
+            heuristic.new_games(np.array([0]))
 
 
 def test_plan_memory_covers_every_slot_asked_from_the_first_row() -> None:
