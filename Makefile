@@ -16,7 +16,7 @@ RLLIB_PY := $(RLLIB_VENV)/bin/python
 AGILERL_VENV ?= .venv-agilerl
 AGILERL_PY := $(AGILERL_VENV)/bin/python
 
-.PHONY: demo test test-rllib test-agilerl lint bench clean browser mutate
+.PHONY: demo test test-rllib test-agilerl lint bench clean browser mutate docs
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -27,7 +27,7 @@ $(VENV)/.installed-train: $(DEPS) | $(PY)
 	touch $@
 
 $(VENV)/.installed-dev: $(DEPS) | $(PY)
-	$(PIP_INSTALL) -e ".[train,dev,plot,fast,bench,web]"
+	$(PIP_INSTALL) -e ".[train,dev,plot,fast,bench,web,docs]"
 	touch $@
 
 demo: $(VENV)/.installed-train
@@ -37,6 +37,17 @@ lint: $(VENV)/.installed-dev
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy envs agents training web openspiel
+
+# The documentation site (docs/site: Sphinx, MyST, furo) into build/docs: every page read afresh
+# (-E, so no warning hides in a cached page), warnings as errors, then every internal link and
+# anchor of the built pages checked (scripts/check_site_links.py; nothing goes to the network).
+# The game pages, rules, CLI reference and notebooks are generated from the code at each build.
+# tests/docs builds it too (CI), and opens each game's page in the browser.
+DOCS_OUT ?= build/docs
+docs: $(VENV)/.installed-dev
+	$(PY) -m sphinx -E -W --keep-going -q -b html docs/site $(DOCS_OUT)
+	$(PY) scripts/check_site_links.py $(DOCS_OUT)
+	@echo "the site: $(DOCS_OUT)/index.html"
 
 # The browser tests (tests/web) drive Debian's chromium through Playwright; nothing downloads a
 # browser of its own. As root it is installed here; otherwise the tests say how and skip

@@ -19,12 +19,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from browser_helpers import launched_browser
 from web_helpers import FOUR
 
 from cardarena.envs import ENVS
 from cardarena.envs.core.aec import GameAECEnv
 
-CHROMIUM = Path(os.environ.get("CARDARENA_CHROMIUM", "/usr/bin/chromium"))
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 #: The move after which the table is photographed (mid-game: cards in hand, highlights;
 #: Beast Wars after the draft and the placing, with characters on the board).
@@ -33,36 +33,10 @@ PHOTO_MOVE = {"beast_wars_v0": 14}
 pytestmark = pytest.mark.browser
 
 
-def _browser_or_skip() -> None:
-    problem = None
-    if not CHROMIUM.exists():
-        problem = f"no Chromium at {CHROMIUM} (apt-get install chromium)"
-    else:
-        try:
-            import playwright.sync_api  # noqa: F401
-        except ImportError:
-            problem = "playwright (the dev extra) is not installed"
-    if problem and os.environ.get("CARDARENA_REQUIRE_BROWSER"):
-        pytest.fail(f"CARDARENA_REQUIRE_BROWSER is set but {problem}")
-    if problem:
-        pytest.skip(problem)
-
-
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    _browser_or_skip()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
+    with launched_browser() as launched:
+        yield launched
 
 
 def picture_check(png: bytes) -> tuple[int, float]:

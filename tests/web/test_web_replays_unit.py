@@ -118,7 +118,7 @@ def test_a_file_holds_at_most_the_documented_records(record_line):
     one too; one more is refused by the count, naming it."""
     held = (record_line + b"\n") * MAX_RECORDS
     assert len(held) < MAX_RECORD_BYTES
-    summaries, record = pick_record(held, MAX_RECORDS - 1)
+    summaries, _ = pick_record(held, MAX_RECORDS - 1)
     assert len(summaries) == MAX_RECORDS and summaries[-1]["game"] == MAX_RECORDS - 1
     with pytest.raises(InvalidConfigError, match=f"holds over {MAX_RECORDS} records; send fewer"):
         pick_record(held + record_line, 0)
