@@ -21,9 +21,10 @@ AGILERL_PY := $(AGILERL_VENV)/bin/python
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-# plot: the README's next command after the demo (cardarena curves) draws with matplotlib.
+# plot and web: the README's next commands after the demo (cardarena curves draws with
+# matplotlib; cardarena serve is the table in a browser).
 $(VENV)/.installed-train: $(DEPS) | $(PY)
-	$(PIP_INSTALL) -e ".[train,fast,plot]"
+	$(PIP_INSTALL) -e ".[train,fast,plot,web]"
 	touch $@
 
 $(VENV)/.installed-dev: $(DEPS) | $(PY)

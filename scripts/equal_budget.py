@@ -4,8 +4,9 @@ evaluation, evaluations included, and the win rate against each baseline on fres
 
     python scripts/equal_budget.py RUN:MINUTES [RUN:MINUTES ...]
 
-The README compares the vector backend's runs at the CPU time of the SB3 runs whose agents
-they replaced (the SB3 figures are those runs' 1,000-game ladders, listed in the README).
+The training page (docs/site/training.md) compares the vector backend's runs at the CPU time
+of the SB3 runs whose agents they replaced (the SB3 figures are those runs' 1,000-game
+ladders, listed there).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduce the shipped pretrained agents and the README's "Trained agents" ladder.
+# Reproduce the shipped pretrained agents and the "Trained agents" ladder (docs/site/training.md).
 #
 #   scripts/train_pretrained.sh [AGENT...]   (default: all eight; needs `make .venv/.installed-dev`)
 #

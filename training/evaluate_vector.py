@@ -132,7 +132,7 @@ def evaluate_batched(
 
 def win_share(result: MatchResult) -> tuple[float, float, float]:
     """The evaluated agent's share of games won, with its 95% Wilson interval: ``(share, low,
-    high)``. Wins over all games (draws and truncated games are not wins), as the README's
+    high)``. Wins over all games (draws and truncated games are not wins), as the
     ladder counts them, so alone against a field of equals the share is ``1 / num_players``."""
     low, high = wilson_interval(result.wins, result.games)
     return result.win_rate, low, high

@@ -6,8 +6,9 @@ the env's default table (its default number of players, two in every game so far
 observation size, which grows with the players, so one network cannot serve every table;
 ``pretrained`` picks the file by the table size of the env it is started in, and refuses a
 size none ships for, naming the sizes that do. The files are written by ``cardarena export``
-from the checkpoint of the run in the README's ladder section. They play with numpy alone
-(``NumpyPolicy``), so ``cardarena play ENV pretrained`` works without the ``train`` extra.
+from the checkpoint of the run in the training page's ladder (docs/site/training.md). They
+play with numpy alone (``NumpyPolicy``), so ``cardarena play ENV pretrained`` works without
+the ``train`` extra.
 ``pretrained:path=my_policy.npz`` plays another exported policy instead;
 ``pretrained:deterministic=false`` samples from the policy instead of taking its best action.
 

@@ -1,8 +1,8 @@
 """Reading what somebody else wrote, at a bounded cost and with a clear error.
 
 Decks, character files, match records, configs and checkpoint metadata come from other people.
-Every such text goes through here, so one set of limits holds everywhere (the README's
-"Security" section lists them):
+Every such text goes through here, so one set of limits holds everywhere (docs/site/security.md
+lists them):
 
 - a file's size is checked (``os.stat``) before a byte is read, and it must be UTF-8;
 - JSON nests at most ``MAX_JSON_DEPTH`` levels, an integer has at most ``MAX_INT_DIGITS``

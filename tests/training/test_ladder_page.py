@@ -1,7 +1,8 @@
-"""The README's ladder quotes the measured files kept in ``docs/ladder``: each kept best
-response's win rate and interval stands in its agent's row of its game's table (or in its
-checkpoint's row of the generations table), and each kept round robin fills its cells, so a
-figure edited by hand, or a rerun whose README was not updated, fails here."""
+"""The ladder's page (``docs/site/exploitability.md``, moved there from the README) quotes the
+measured files kept in ``docs/ladder``: each kept best response's win rate and interval stands
+in its agent's row of its game's table (or in its checkpoint's row of the generations table),
+and each kept round robin fills its cells, so a figure edited by hand, or a rerun whose page
+was not updated, fails here."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 KEPT = ROOT / "docs" / "ladder"
-README = (ROOT / "README.md").read_text()
+README = (ROOT / "docs" / "site" / "exploitability.md").read_text()
 
 
 def _percent(found: dict) -> str:
