@@ -344,9 +344,12 @@ def test_a_fixed_sacrifice_battle_is_kept_and_a_first_commit_later_in_the_round_
     then, as the scalar does). Kills a fixed 0 read as "random" and a plan never made after
     the round's first commit."""
     spec = EnvSpec(ENV, {})
-    hands = [[A1, A2, A4, A5, FA], [A1, A2, A3, A4, A5]]
-    for script in ([], [A2]):  # from the first commit, and from the second
-        _, observation = _position_at(COMMIT, "iron_man", hands, {"iron_man": list(script)})
+    for hands, script in (
+        ([[A1, A2, A4, A5, FA], [A1, A2, A3, A4, A5]], []),  # three strong cards in five
+        ([[A1, A2, A4, A5, FA], [A1, A2, A3, A4, A5]], [A2]),  # from the round's second commit
+        ([[A1, A3, A5], [A1, A2, A3]], []),  # three cards: still a sacrifice
+    ):
+        _, observation = _position_at(COMMIT, "iron_man", hands, {"iron_man": script})
         heuristic = BatchedIronManWarHeuristic(spec, sacrifice_battle=sacrifice)
         scalar = IronManStrategy(spec, sacrifice_battle=sacrifice)
         for seed in range(6):  # the draw a random sacrifice would take
@@ -370,7 +373,8 @@ def test_plan_memory_covers_every_slot_asked_from_the_first_row() -> None:
     heuristic.act(batch.observation[:1], batch.action_mask[:1], np.zeros(1, np.int64), rng)
     assert heuristic.plans.shape[0] == heuristic.plan_sizes.shape[0] >= 1
     assert heuristic.plan_sizes[0, 0] == 3
-    heuristic.new_games(np.array([0, 99]))  # a slot never seen is nothing to forget
+    held = heuristic.plan_sizes.shape[0]
+    heuristic.new_games(np.array([0, held, 99]))  # slots never seen are nothing to forget
     assert heuristic.plan_sizes[0, 0] == 0
 
 
@@ -417,3 +421,46 @@ def test_playing_on_costs_at_most_the_budget_and_a_hair_more_concedes() -> None:
         heuristic.params[P_BUDGET] = budget
         got = heuristic.act(*rows, np.ones(1, np.int64), np.random.default_rng(0))
         assert got[0] == want, (budget, got)
+
+
+def _hands(rng: np.random.Generator, count: int) -> list[np.ndarray]:
+    """Random hands (or battle piles) of up to two cards of each kind."""
+    return [rng.integers(0, 3, size=8).astype(np.int64) for _ in range(count)]
+
+
+def test_the_commit_plan_is_the_scalars_for_every_hand_and_sacrifice_battle() -> None:
+    """``_plan_commit``, compiled and as plain Python (which catches an index past the three
+    battles), against the scalar strategy's plan for the same fixed sacrifice battle."""
+    from cardarena.agents.heuristics.batched_ironman_war import _plan_commit
+
+    plain = getattr(_plan_commit, "py_func", _plan_commit)
+    spec = EnvSpec(ENV, {})
+    rng = np.random.default_rng(11)
+    checked = set()
+    for hand in _hands(rng, 300):
+        if not hand.any():
+            continue
+        for sacrifice in range(3):
+            want = IronManStrategy(spec, sacrifice_battle=sacrifice)._plan_commit(hand, rng)
+            for kernel in (_plan_commit, plain):
+                plan = np.full(3, -1, np.int64)
+                size = kernel(hand.copy(), sacrifice, plan)
+                assert plan[:size].tolist() == want, (hand, sacrifice, kernel)
+            checked.add((min(int(hand.sum()), 7), len(want)))
+    assert {(2, 2), (3, 3), (6, 3)} <= checked  # short hands, a sacrifice, three strong
+
+
+def test_catching_up_spends_what_the_scalar_spends() -> None:
+    """``_catch_up``: the greedy best gain per worth, card after card, until leading, as the
+    scalar strategy computes it (first card and worth spent, or none)."""
+    from cardarena.agents.heuristics.batched_ironman_war import _catch_up
+
+    strategy = IronManStrategy(EnvSpec(ENV, {}))
+    rng = np.random.default_rng(12)
+    caught = 0
+    for hand, mine, theirs in zip(*(_hands(rng, 400) for _ in range(3)), strict=True):
+        first, spent = strategy._catch_up(hand, mine, theirs)
+        got = _catch_up(hand, mine, theirs)
+        assert got == ((-1, np.inf) if first is None else (first, spent)), (hand, mine, theirs)
+        caught += first is not None and first != int(np.flatnonzero(hand)[0])
+    assert caught > 50  # the best gain is often not the first card held
