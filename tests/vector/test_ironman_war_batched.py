@@ -297,6 +297,11 @@ def test_heuristic_fixed_sacrifice_and_its_memory_per_slot() -> None:
     assert heuristic.plan_sizes[7, 0] == 0
     with pytest.raises(ValueError, match="no legal action"):
         heuristic.act(observation, np.zeros_like(mask), np.zeros(1, np.int64), rng)
+    rows = np.repeat(batch.observation[:1], 3, axis=0)
+    masks = np.repeat(mask, 3, axis=0)
+    masks[1:] = False
+    with pytest.raises(ValueError, match=r"^row 1 has no legal action"):  # the first, named
+        heuristic.act(rows, masks, np.zeros(3, np.int64), rng)
 
 
 def _position_at(decision: int, seat: str, hands: list[list[int]], script: dict[str, list[int]]):
@@ -437,7 +442,9 @@ def test_the_commit_plan_is_the_scalars_for_every_hand_and_sacrifice_battle() ->
     spec = EnvSpec(ENV, {})
     rng = np.random.default_rng(11)
     checked = set()
-    for hand in _hands(rng, 300):
+    equal_worth = ([FA, FA, A5, SH], [A5, SH, SH], [FA, A5, SH, SH], [A4, A5, SH])
+    tied = [np.bincount(kinds, minlength=8) for kinds in equal_worth]
+    for hand in [*tied, *_hands(rng, 300)]:  # (A5 and a shield are worth the same: the first)
         if not hand.any():
             continue
         for sacrifice in range(3):
@@ -464,3 +471,153 @@ def test_catching_up_spends_what_the_scalar_spends() -> None:
         assert got == ((-1, np.inf) if first is None else (first, spent)), (hand, mine, theirs)
         caught += first is not None and first != int(np.flatnonzero(hand)[0])
     assert caught > 50  # the best gain is often not the first card held
+
+
+def test_a_shield_hits_the_target_the_scalar_hits() -> None:
+    """``_play`` with every kind on drawn piles is the scalar ``play``: a shield takes the card
+    whose loss leaves the other side weakest, by total and then by card count."""
+    from cardarena.agents.heuristics.batched_ironman_war import _play
+
+    rng = np.random.default_rng(13)
+    after_mine, after_theirs = np.empty(8, np.int64), np.empty(8, np.int64)
+    ties_on_count = 0
+    for mine, theirs in zip(_hands(rng, 300), _hands(rng, 300), strict=True):
+        for kind in range(8):
+            want_mine, want_theirs = scalar_module.play(mine, theirs, kind)
+            _play(mine, theirs, kind, after_mine, after_theirs)
+            assert after_mine.tolist() == want_mine.tolist(), (mine, theirs, kind)
+            assert after_theirs.tolist() == want_theirs.tolist(), (mine, theirs, kind)
+        totals = {scalar_module.total(theirs - np.eye(8, dtype=np.int64)[k])
+                  for k in np.flatnonzero(theirs)}  # fmt: skip
+        ties_on_count += len(totals) < np.count_nonzero(theirs)
+    assert ties_on_count > 20  # equal totals, where the card count decides
+
+
+class SecondUniform:
+    """A stand-in generator: each row's first uniform is 0, its second ``second``."""
+
+    def __init__(self, second: float) -> None:
+        self.second = second
+
+    def random(self, shape: tuple[int, int]) -> np.ndarray:
+        assert shape[1] == 2, shape  # one for ties, one for the sacrifice battle
+        values = np.zeros(shape)
+        values[:, 1] = self.second
+        return values
+
+
+@pytest.mark.parametrize(("second", "battle"), [(0.0, 0), (0.5, 1), (0.99, 2)])
+def test_a_random_sacrifice_battle_is_the_one_the_rows_second_uniform_names(second, battle):
+    _, observation = _position_at(COMMIT, "iron_man", [[A1, A3, A4, A5, FA], [A1, A2, A3]], {})
+    spec = EnvSpec(ENV, {})
+    heuristic = BatchedIronManWarHeuristic(spec)
+    rows = observation["observation"][None], observation["action_mask"][None].astype(bool)
+    heuristic.act(*rows, np.zeros(1, np.int64), SecondUniform(second))
+    want = IronManStrategy(spec, sacrifice_battle=battle)._plan_commit(
+        np.bincount([A1, A3, A4, A5, FA], minlength=8), np.random.default_rng(0)
+    )
+    assert heuristic.plans[0, 0].tolist() == want and heuristic.plan_sizes[0, 0] == 3
+
+
+def test_an_old_plans_third_card_is_not_read_past_a_new_short_plan() -> None:
+    """A plan's entries past its size are stale (another round's): a heuristic that plans two
+    cards at battle 3 must not play the third card of an earlier plan."""
+    spec = EnvSpec(ENV, {})
+    heuristic = BatchedIronManWarHeuristic(spec, sacrifice_battle=2)
+    _, first = _position_at(COMMIT, "iron_man", [[A1, A4, A5, FA], [A1, A2, A3]], {})
+    rows = first["observation"][None], first["action_mask"][None].astype(bool)
+    rng = np.random.default_rng(0)
+    heuristic.act(*rows, np.zeros(1, np.int64), rng)
+    assert heuristic.plans[0, 0, 2] == A1  # the sacrifice, at battle 3
+    heuristic.new_games(np.array([0]))
+    hands = [[A1, A4, A3, A5], [A1, A2, A3, A4]]
+    _, late = _position_at(COMMIT, "iron_man", hands, {"iron_man": [A5, A3]})
+    rows = late["observation"][None], late["action_mask"][None].astype(bool)
+    assert heuristic.act(*rows, np.zeros(1, np.int64), rng)[0] == A4
+
+
+def test_a_standoff_worth_nothing_spends_the_cheapest_card_as_the_scalar_does(monkeypatch):
+    """Battle 3 after two drawn battles decides nothing (worth 0), so the standoff pick is the
+    cheapest card; a battle that matters is fought with the strongest (the scalar's rule)."""
+    ties = capture_ties(monkeypatch, scalar_module)
+    spec = EnvSpec(ENV, {})
+    hands = [[A1, A3, A5, A2, A4, SH], [A1, A3, A5]]
+    scripts = {"iron_man": [A1, A3, A5], "war_machine": [A1, A3, A5]}
+    raw, observation = _position_at(STANDOFF_PLAY, "iron_man", hands, scripts)
+    seen = {}
+    for battle, won, worthless in ((2, (0, 0), True), (2, (1, 0), False), (0, (0, 0), False)):
+        changed = observation["observation"].copy()
+        view = raw.layout.view(changed)
+        view["battle"][:] = np.eye(3)[battle]
+        view["battles_won"][:] = won
+        view["pawns"][:] = 1
+        rows = changed[None], observation["action_mask"][None].astype(bool)
+        got = int(BatchedIronManWarHeuristic(spec).act(*rows, np.zeros(1, np.int64),
+                                                       np.random.default_rng(0))[0])  # fmt: skip
+        ties.clear()
+        want = IronManStrategy(spec).act(
+            {"observation": changed, "action_mask": observation["action_mask"]},
+            np.random.default_rng(0),
+        )
+        assert got in (ties[-1] if ties else {want}), (battle, won, got, want)
+        seen[worthless] = got
+    held = np.flatnonzero(observation["action_mask"][:8])
+    assert held.size == 3  # A2, A4 and the shield: a choice to make
+    assert seen[True] == min(held, key=lambda k: scalar_module.WORTH[k])
+    assert seen[False] == max(held, key=lambda k: scalar_module.STRIKE[k])
+
+
+def _catch_up_position() -> tuple[Any, dict[str, np.ndarray], int, float]:
+    """A drawn PLAY_OR_CONCEDE position where no one card takes the lead but several do:
+    ``(raw env, observation, the first card of the catch-up, its worth spent)``."""
+    from cardarena.agents.heuristics.batched_ironman_war import _catch_up, _leads, _play
+
+    raw = make_raw(ENV)
+    rng = np.random.default_rng(21)
+    after_mine, after_theirs = np.empty(8, np.int64), np.empty(8, np.int64)
+    for game in range(200):
+        raw.reset(seed=game)
+        while not (raw.terminations[raw.agent_selection] or raw.truncations[raw.agent_selection]):
+            observation = raw.observe(raw.agent_selection)
+            view = raw.layout.view(observation["observation"])
+            legal = np.flatnonzero(observation["action_mask"])
+            if int(np.argmax(view["decision"])) == PLAY_OR_CONCEDE:
+                hand = view["hand"].astype(np.int64).reshape(-1)
+                cards = view["battle_cards"].astype(np.int64).reshape(-1)  # the observer's first
+                mine, theirs = cards[:8].copy(), cards[8:].copy()
+                leads = False
+                for kind in legal[legal < 8]:
+                    _play(mine, theirs, int(kind), after_mine, after_theirs)
+                    leads |= _leads(after_mine, after_theirs)
+                first, cost = _catch_up(hand, mine, theirs)
+                if not leads and first >= 0:
+                    return raw, observation, first, cost
+            raw.step(int(rng.choice(legal)))
+    raise AssertionError("no catch-up position in 200 games")
+
+
+def test_catching_up_costs_at_most_the_budget_and_a_hair_more_concedes() -> None:
+    """No card leads alone: the catch-up's first card is played when the worth it spends is
+    the budget exactly, and conceded when the budget falls short by the least a float can
+    (kills ``cost <= budget`` -> ``<``)."""
+    from cardarena.agents.heuristics.batched_ironman_war import P_BUDGET, P_PER_CARD
+
+    raw, observation, first, cost = _catch_up_position()
+    view = raw.layout.view(observation["observation"])
+    heuristic = BatchedIronManWarHeuristic(EnvSpec(ENV, {}))
+    battle = int(np.argmax(view["battle"]))
+    worth = heuristic.worths[battle, int(view["battles_won"][0]), int(view["battles_won"][1])]
+    if max(view["pawns"]) >= heuristic.params[3] - 1:
+        worth *= 1.5
+    assert worth > 0
+    share = cost / worth
+    while worth * share < cost:  # the least budget whose product reaches the cost
+        share = np.nextafter(share, np.inf)
+    below = np.nextafter(share, 0.0)
+    heuristic.params[P_PER_CARD] = 0.0
+    seat = raw.possible_agents.index(raw.agent_selection)
+    rows = observation["observation"][None], observation["action_mask"][None].astype(bool)
+    for budget, want in ((share, first), (below, 8)):
+        heuristic.params[P_BUDGET] = budget
+        got = heuristic.act(*rows, np.full(1, seat, np.int64), np.random.default_rng(0))
+        assert got[0] == want, (budget, got, first, cost)
