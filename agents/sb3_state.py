@@ -99,16 +99,7 @@ def policy_layers(
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """The acting half (policy MLP, then the action head) of a checked state, as
     ``(weight, bias)`` pairs for ``NumpyPolicy``."""
-    policy_net, _ = net_arch_branches(net_arch, where)
-    layers = [
-        (
-            state[f"mlp_extractor.policy_net.{2 * i}.weight"],
-            state[f"mlp_extractor.policy_net.{2 * i}.bias"],
-        )
-        for i in range(len(policy_net))
-    ]
-    layers.append((state["action_net.weight"], state["action_net.bias"]))
-    return layers
+    return _half(state, net_arch_branches(net_arch, where)[0], "policy_net", "action_net")
 
 
 def value_layers(
@@ -116,15 +107,20 @@ def value_layers(
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """The value half (value MLP, then the one-output value head) of a checked state, as
     ``(weight, bias)`` pairs for ``NumpyPolicy``'s ``value_layers``."""
-    _, value_net = net_arch_branches(net_arch, where)
+    return _half(state, net_arch_branches(net_arch, where)[1], "value_net", "value_net")
+
+
+def _half(
+    state: Mapping[str, np.ndarray], sizes: list[int], branch: str, head: str
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """One branch of SB3's MLP extractor (its ``Linear`` layers are every other module),
+    then its head."""
+    prefix = f"mlp_extractor.{branch}"
     layers = [
-        (
-            state[f"mlp_extractor.value_net.{2 * i}.weight"],
-            state[f"mlp_extractor.value_net.{2 * i}.bias"],
-        )
-        for i in range(len(value_net))
+        (state[f"{prefix}.{2 * i}.weight"], state[f"{prefix}.{2 * i}.bias"])
+        for i in range(len(sizes))
     ]
-    layers.append((state["value_net.weight"], state["value_net.bias"]))
+    layers.append((state[f"{head}.weight"], state[f"{head}.bias"]))
     return layers
 
 

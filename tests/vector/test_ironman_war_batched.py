@@ -397,6 +397,14 @@ def test_a_shield_with_nothing_to_hit_leaves_the_other_side_as_it_was() -> None:
     assert not after_theirs.any()  # the one card it meets is hit
 
 
+def _worth(heuristic: BatchedIronManWarHeuristic, view: dict[str, np.ndarray]) -> float:
+    """What the heuristic makes this battle worth: its table, and 1.5 times near the end."""
+    battle = int(np.argmax(view["battle"]))
+    worth = heuristic.worths[battle, int(view["battles_won"][0]), int(view["battles_won"][1])]
+    last = heuristic.params[3]
+    return float(worth * 1.5 if max(view["pawns"]) >= last - 1 else worth)
+
+
 def test_playing_on_costs_at_most_the_budget_and_a_hair_more_concedes() -> None:
     """PLAY_OR_CONCEDE: the cheapest card that takes the lead is played when its worth is
     the budget exactly, and conceded when the budget falls short of it by the least a float
@@ -406,12 +414,8 @@ def test_playing_on_costs_at_most_the_budget_and_a_hair_more_concedes() -> None:
     scripts = {"iron_man": [A1, A2, A3], "war_machine": [A2, A3, A4]}
     hands = [[A1, A2, A3, A4], [A2, A3, A4, A5]]
     raw, observation = _position_at(PLAY_OR_CONCEDE, "war_machine", hands, scripts)
-    view = raw.layout.view(observation["observation"])
     heuristic = BatchedIronManWarHeuristic(EnvSpec(ENV, {}))
-    battle = int(np.argmax(view["battle"]))
-    worth = heuristic.worths[battle, int(view["battles_won"][0]), int(view["battles_won"][1])]
-    if max(view["pawns"]) >= heuristic.params[3] - 1:
-        worth *= 1.5
+    worth = _worth(heuristic, raw.layout.view(observation["observation"]))
     mask = observation["action_mask"].astype(bool)
     assert mask[A5] and mask[8], "war_machine may play its A5 or concede"
     cost = scalar_module.WORTH[A5]
@@ -603,12 +607,8 @@ def test_catching_up_costs_at_most_the_budget_and_a_hair_more_concedes() -> None
     from cardarena.agents.heuristics.batched_ironman_war import P_BUDGET, P_PER_CARD
 
     raw, observation, first, cost = _catch_up_position()
-    view = raw.layout.view(observation["observation"])
     heuristic = BatchedIronManWarHeuristic(EnvSpec(ENV, {}))
-    battle = int(np.argmax(view["battle"]))
-    worth = heuristic.worths[battle, int(view["battles_won"][0]), int(view["battles_won"][1])]
-    if max(view["pawns"]) >= heuristic.params[3] - 1:
-        worth *= 1.5
+    worth = _worth(heuristic, raw.layout.view(observation["observation"]))
     assert worth > 0
     share = cost / worth
     while worth * share < cost:  # the least budget whose product reaches the cost
