@@ -212,7 +212,8 @@ def ask_human(
             fits = "; ".join(f"{keys[i]}) {printable(choices[i])}" for i in matches[:6])
             more = f" and {len(matches) - 6} more" if len(matches) > 6 else ""
             print(
-                f"  {_shown(answer, 40)} fits {len(matches)} moves ({fits}{more}): type its letter",
+                f"  {_shown(answer, 40)} fits {len(matches)} moves ({fits}{more}): "
+                "type the letter of one",
                 file=out,
             )
             continue

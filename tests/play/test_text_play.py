@@ -115,6 +115,7 @@ def test_a_move_is_found_by_any_whole_words_of_its_name_and_several_are_named():
     assert cli.ask_human("> ", names, _reader(["column", "tiger", "b"]), out) == 1
     told = out.getvalue()
     assert "'column' fits 3 moves (a) place Optimus Primal in column 0; b) " in told
+    assert told.count(": type the letter of one\n") == 1
     assert "'tiger' is not a move here" in told  # words are whole: no guessing from a part
     # an ending still wins over words inside a name: "7" plays the 7, not "power 7 x"
     assert cli.ask_human("> ", ["play 17", "play 7", "play 7 twice"], _reader(["7"]), out) == 1
