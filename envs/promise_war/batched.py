@@ -19,16 +19,14 @@ Contenders are always in seat order (the reference filters seats in order), kept
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from ..core.errors import InvalidConfigError
 from ..core.game import NO_PLAYER
-from ..core.kernels import generator_of, jit, rng_shuffle
+from ..core.kernels import jit, rng_shuffle
 from ..vector.rules import BatchedRules
 from .env import observation_layout
-from .rules import HAND_SIZE, MAX_PLAYERS, TIEBREAK, TRICK, PromiseWarGame, PromiseWarState
+from .rules import HAND_SIZE, MAX_PLAYERS, TIEBREAK, TRICK, PromiseWarGame
 
 # --- columns of S -----------------------------------------------------------------------------
 PHASE, TRICKS, PICK_INDEX, NCONT, TERMINAL, TRUNCATED, DOWN_LEN = range(7)
@@ -480,122 +478,6 @@ class BatchedPromiseWar(BatchedRules):
 
     def observations(self, seats: np.ndarray, out: np.ndarray) -> None:
         _observe_kernel(self.S, self.C, np.ascontiguousarray(seats, np.int64), self.offsets, out)
-
-    def state_of(self, slot: int) -> PromiseWarState:
-        game: PromiseWarGame = self.game
-        n = game.num_players
-        row = self.S[slot]
-        counts = self.C[slot].astype(np.int64)
-
-        def seats(block: int) -> list[int]:
-            return row[block : block + n].tolist()
-
-        state = object.__new__(PromiseWarState)
-        deck_sizes = seats(DSIZE)
-        state.game = game
-        state.rng = generator_of(self.rng, slot)
-        state.num_players = n
-        state.draw_piles = [self.piles[slot, s, : deck_sizes[s]].tolist() for s in range(n)]
-        state.deck_counts = counts[n : 2 * n].copy()
-        state.deck_sizes = deck_sizes
-        state.hands = counts[:n].copy()
-        state.hand_sizes = seats(HSIZE)
-        state.victory = counts[2 * n : 3 * n].copy()
-        state.victory_sizes = seats(VSIZE)
-        state.discarded = counts[4 * n].copy()
-        state.pot_face_up = counts[4 * n + 1].copy()
-        codes = self.pot_down[slot, : row[DOWN_LEN]].astype(np.int64)
-        state.pot_face_down = (codes & 255).tolist()
-        state.pot_face_down_owners = (codes >> 8).tolist()
-        state.buried = counts[4 * n + 2 :].reshape(n, n + 1, -1).copy()
-        state.pot_face_down_by_player = seats(DOWN_BY)
-        state.picks = seats(PICK)
-        state.has_picked = [bool(v) for v in seats(PICKED)]
-        state.last_revealed = seats(LAST)
-        state.revealed = counts[3 * n : 4 * n].copy()
-        state.sitting_out = [bool(v) for v in seats(OUT)]
-        state.contenders = row[CONT : CONT + row[NCONT]].tolist()
-        state.pick_index = int(row[PICK_INDEX])
-        state.phase = int(row[PHASE])
-        state.tricks_played = int(row[TRICKS])
-        state.terminal = bool(row[TERMINAL])
-        state.truncated = bool(row[TRUNCATED])
-        state._returns = tuple(float(v) for v in seats(RET)) if state.terminal else (0.0,) * n
-        return state
-
-    def set_state(self, slot: int, state: Any) -> None:
-        game: PromiseWarGame = self.game
-        n = game.num_players
-        piles = state.draw_piles
-        if (
-            max(map(len, piles)) > self.piles.shape[2]
-            or len(state.pot_face_down) > (self.pot_down.shape[1])
-        ):
-            raise InvalidConfigError("the state holds more cards than this config's decks")
-        row = np.zeros(WIDTH, np.int64)
-        row[PHASE] = state.phase
-        row[TRICKS] = state.tricks_played
-        row[PICK_INDEX] = state.pick_index
-        row[NCONT] = len(state.contenders)
-        row[TERMINAL] = state.terminal
-        row[TRUNCATED] = state.truncated
-        row[DOWN_LEN] = len(state.pot_face_down)
-        for block, values in (
-            (HSIZE, state.hand_sizes),
-            (DSIZE, [len(pile) for pile in piles]),
-            (VSIZE, state.victory_sizes),
-            (DOWN_BY, state.pot_face_down_by_player),
-            (PICK, state.picks),
-            (PICKED, state.has_picked),
-            (LAST, state.last_revealed),
-            (OUT, state.sitting_out),
-            (RET, state.returns()),
-        ):
-            row[block : block + n] = np.asarray(values, np.int64)
-        row[CONT : CONT + len(state.contenders)] = state.contenders
-        self.S[slot] = row
-        counts = self.C[slot]
-        counts[:n] = state.hands
-        counts[n : 2 * n] = state.deck_counts
-        counts[2 * n : 3 * n] = state.victory
-        counts[3 * n : 4 * n] = state.revealed
-        counts[4 * n] = state.discarded
-        counts[4 * n + 1] = state.pot_face_up
-        counts[4 * n + 2 :] = np.asarray(state.buried).reshape(n * (n + 1), -1)
-        self.piles[slot] = 0
-        for seat, pile in enumerate(piles):
-            self.piles[slot, seat, : len(pile)] = pile
-        self.pot_down[slot] = 0
-        codes = np.asarray(state.pot_face_down, np.int64)
-        codes += np.asarray(state.pot_face_down_owners, np.int64) << 8
-        self.pot_down[slot, : len(codes)] = codes
-        self.terminated[slot] = bool(state.terminal)
-        self.truncated[slot] = bool(state.truncated)
-        self.current_player[slot] = state.current_player()
-        self.rewards[slot] = 0.0
-
-    @staticmethod
-    def state_difference(previous: Any, expected: Any, actual: Any) -> str | None:
-        """Field by field: Promise War shuffles only when dealing, never within a step."""
-        want, got = vars(expected), vars(actual)
-        if set(want) != set(got):
-            return f"fields differ: {sorted(set(want) ^ set(got))}"
-        for name, value in want.items():
-            other = got[name]
-            if name == "rng":
-                continue
-            if isinstance(value, np.ndarray):
-                same = (
-                    isinstance(other, np.ndarray)
-                    and value.shape == other.shape
-                    and value.dtype == other.dtype
-                    and bool(np.array_equal(value, other))
-                )
-            else:
-                same = type(value) is type(other) and value == other
-            if not same:
-                return f"{name}: expected {value!r}, got {other!r}"
-        return None
 
 
 __all__ = ["BatchedPromiseWar"]

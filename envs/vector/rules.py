@@ -5,7 +5,8 @@ and advance all of them per call, in ``jit`` loops (``cardarena.envs.core.kernel
 (``cardarena.envs.vector.front``) owns everything that is not the game: seeding, autoreset,
 action checks, the ``Batch`` it returns. The reference rules (``envs/<game>/rules.py``) stay the
 definition of the game; ``state_of`` / ``set_state`` convert one slot to and from a reference
-``GameState``, which is how the tests prove the batched rules exact.
+``GameState``, which is how the tests prove the batched rules exact. Those conversions live in
+the game's ``bridge.py`` beside its engine (``BatchedRules.bridge``), apart from the loops.
 
 A game registers its batched rules with ``BATCHED = "module:Class"`` in its versioned module
 (``ironman_war_v0.py``): ``make_vec`` and every generic vector test then find it.
@@ -13,6 +14,8 @@ A game registers its batched rules with ``BATCHED = "module:Class"`` in its vers
 
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -68,20 +71,39 @@ class BatchedRules:
         ``seats[i] < 0`` is left as it is."""
         raise NotImplementedError
 
+    # --- one slot to and from a reference state: the game's ``bridge.py`` beside its engine ---
+    @classmethod
+    def bridge(cls) -> ModuleType:
+        """The module ``bridge`` in the engine's own package (``envs/<game>/bridge.py``), which
+        defines ``state_of``, ``set_state`` and ``state_difference`` as functions; it imports
+        the engine's layout, the engine never imports it."""
+        name = f"{cls.__module__.rpartition('.')[0]}.bridge"
+        try:
+            return importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            if error.name != name and not name.startswith(f"{error.name}."):
+                raise  # the bridge exists and fails on an import of its own
+            raise NotImplementedError(
+                f"{cls.__name__} has no bridge: {name} (bridge.py beside the engine) must "
+                "define state_of, set_state and state_difference (docs/adding_a_game.md)"
+            ) from None
+
     def state_of(self, slot: int) -> GameState:
         """A reference rules state equal to game ``slot``'s (its generator derived from the
         slot's, see ``kernels.generator_of``)."""
-        raise NotImplementedError
+        return self.bridge().state_of(self, slot)
 
     def set_state(self, slot: int, state: GameState) -> None:
         """Make game ``slot`` continue from the reference ``state`` (of this ``game``)."""
-        raise NotImplementedError
+        self.bridge().set_state(self, slot, state)
 
-    @staticmethod
-    def state_difference(previous: GameState, expected: GameState, actual: GameState) -> str | None:
+    @classmethod
+    def state_difference(
+        cls, previous: GameState, expected: GameState, actual: GameState
+    ) -> str | None:
         """None if ``actual`` (``state_of`` after a batched step from ``previous``) is the state
         the reference rules reached (``expected``, ``previous`` advanced by ``apply_action``):
         equal field by field wherever the step involved no chance, and where the step shuffled
         a pile (which ``previous`` and ``expected`` show), the same cards in that pile. Else a
         message naming what differs. Generators are not compared."""
-        raise NotImplementedError
+        return cls.bridge().state_difference(previous, expected, actual)

@@ -24,8 +24,8 @@ from cardarena.envs.cardline.batched import (
     PILE,
     PILE_LEN,
     BatchedCardline,
-    shuffled_cards,
 )
+from cardarena.envs.cardline.bridge import shuffled_cards
 from cardarena.envs.vector import make_vec
 
 ENV = "cardline_v0"

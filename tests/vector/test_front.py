@@ -5,6 +5,7 @@ with plain Python. Each check runs on every env that declares ``BATCHED`` (the t
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -17,7 +18,7 @@ from helpers import random_playout
 from vector_checks import batched_cases, batched_env_names, random_legal_actions
 
 from cardarena.envs import ENVS, IllegalActionError, InvalidConfigError, make_raw
-from cardarena.envs.vector import make_vec
+from cardarena.envs.vector import batched_rules_class, make_vec
 
 NAMES = batched_env_names()
 TESTS = Path(__file__).resolve().parents[1]
@@ -48,6 +49,33 @@ def play(venv, steps, seed=0):
 def test_every_builtin_game_has_a_batched_engine():
     builtin = [name for name in ENVS if ENVS[name].__name__.startswith("cardarena.envs.")]
     assert set(builtin) <= set(NAMES)
+
+
+@pytest.mark.parametrize("env_name", NAMES)
+def test_each_engine_keeps_its_bridge_beside_it_and_never_imports_it(env_name):
+    """The conversions to and from a rules state live in ``bridge.py`` beside the engine (the
+    tests' door to the engine), and the engine's module holds only the loops."""
+    engine = batched_rules_class(env_name)
+    bridge = engine.bridge()
+    package = engine.__module__.rpartition(".")[0]
+    assert bridge.__name__ == f"{package}.bridge"
+    for name in ("state_of", "set_state", "state_difference"):
+        assert callable(getattr(bridge, name)), name
+        assert name not in vars(engine), f"{engine.__name__}.{name} belongs in its bridge"
+    source = Path(sys.modules[engine.__module__].__file__).read_text()
+    imported = [
+        node.module
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom) and node.module
+    ]
+    assert not [m for m in imported if m.rpartition(".")[2] == "bridge"], imported
+
+
+def test_an_engine_without_a_bridge_says_where_it_belongs(monkeypatch):
+    engine = batched_rules_class(NAMES[0])
+    orphan = type("Orphan", (engine,), {"__module__": "cardarena.envs.nowhere.batched"})
+    with pytest.raises(NotImplementedError, match=r"cardarena\.envs\.nowhere\.bridge"):
+        orphan.state_difference(None, None, None)
 
 
 @pytest.mark.parametrize(("env_name", "index", "config"), batched_cases(), ids=str)

@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from cardarena.envs.core.game import NO_PLAYER
-from cardarena.envs.core.kernels import generator_of, jit, rng_shuffle
+from cardarena.envs.core.kernels import jit, rng_shuffle
 from cardarena.envs.vector import BatchedRules
 
-from .rules import NUM_PLAYERS, HighCardGame, HighCardState
+from .rules import NUM_PLAYERS, HighCardGame
 
 
 @jit
@@ -135,46 +135,3 @@ class BatchedHighCard(BatchedRules):
     def observations(self, seats: np.ndarray, out: np.ndarray) -> None:
         _observe(seats, self.hands, self.picks, self.played, self.won, self.rounds,
                  self.stock_size, out)  # fmt: skip
-
-    def state_of(self, slot: int) -> HighCardState:
-        state = object.__new__(HighCardState)
-        state.game = self.game
-        state.rng = generator_of(self.rng, slot)
-        state.hands = self.hands[slot].copy()
-        state.stock = self.stock[slot, : self.stock_size[slot]].tolist()
-        state.picks = self.picks[slot].tolist()
-        state.played = self.played[slot].copy()
-        state.won = self.won[slot].tolist()
-        state.rounds_played = int(self.rounds[slot])
-        state.terminal = bool(self.current_player[slot] == NO_PLAYER)
-        state.truncated = False
-        sign = float(np.sign(state.won[0] - state.won[1]))
-        state._returns = (sign, -sign) if state.terminal else (0.0, 0.0)
-        return state
-
-    def set_state(self, slot: int, state: HighCardState) -> None:  # type: ignore[override]
-        self.hands[slot] = state.hands
-        self.stock[slot] = 0
-        self.stock[slot, : len(state.stock)] = state.stock
-        self.stock_size[slot] = len(state.stock)
-        self.picks[slot] = state.picks
-        self.played[slot] = state.played
-        self.won[slot] = state.won
-        self.rounds[slot] = state.rounds_played
-        self.current_player[slot] = state.current_player()
-        self.terminated[slot] = state.is_terminal()
-        self.truncated[slot] = False
-        self.rewards[slot] = state.returns() if state.is_terminal() else 0.0
-
-    @staticmethod
-    def state_difference(  # type: ignore[override]
-        previous: HighCardState, expected: HighCardState, actual: HighCardState
-    ) -> str | None:
-        """High Card has no chance after the deal: every field must be equal."""
-        for name in ("hands", "played"):
-            if not np.array_equal(getattr(expected, name), getattr(actual, name)):
-                return f"{name}: expected {getattr(expected, name)}, got {getattr(actual, name)}"
-        for name in ("stock", "picks", "won", "rounds_played", "terminal", "truncated", "_returns"):
-            if getattr(expected, name) != getattr(actual, name):
-                return f"{name}: expected {getattr(expected, name)}, got {getattr(actual, name)}"
-        return None
