@@ -14,7 +14,6 @@ from .base import (
     choose,
     env_spec_of,
     legal_actions,
-    per_seat,
     sample_infostate,
     start_game,
 )
@@ -34,7 +33,7 @@ from .policy_agent import MaskablePolicyAgent
 from .pretrained import PretrainedAgent
 from .random_agent import RandomAgent
 from .rows_parallel import search_jobs
-from .specs import AGENT_SPECS, make_agent, parse_spec, register_agent
+from .specs import AGENT_SPECS, make_agent, parse_spec, per_seat, register_agent
 
 __all__ = [
     "AGENT_SPECS",

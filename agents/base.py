@@ -100,22 +100,6 @@ def env_spec_of(env: Any) -> EnvSpec:
     return EnvSpec(raw.metadata["name"], dict(getattr(raw, "config", {})))
 
 
-def per_seat(player: Any, seats: list[str]) -> dict[str, Agent]:
-    """One agent instance per seat from a spec string, a factory, or an instance (deep-copied
-    per seat), so no two seats ever share an agent's memory."""
-    import copy
-
-    from .specs import make_agent
-
-    if isinstance(player, str):
-        return {seat: make_agent(player) for seat in seats}
-    if isinstance(player, Agent):
-        return {seat: copy.deepcopy(player) for seat in seats}
-    if callable(player):
-        return {seat: player() for seat in seats}
-    raise TypeError(f"expected an agent, a spec string or a factory, got {player!r}")
-
-
 def start_game(agent: Agent, seat: str, env_spec: EnvSpec) -> None:
     """Call ``agent.start_game`` if it has one (plain ``act``-only agents are welcome)."""
     hook = getattr(agent, "start_game", None)

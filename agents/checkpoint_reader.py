@@ -51,8 +51,8 @@ SETTING_NAMES = (
 )  # fmt: skip
 
 
-def _installed_version() -> str:
-    """The installed ``cardarena`` version (as ``training.records.package_version``)."""
+def installed_version() -> str:
+    """The installed ``cardarena`` version (as ``evaluation.records.package_version``)."""
     try:
         return importlib.metadata.version("cardarena")
     except importlib.metadata.PackageNotFoundError:
@@ -277,13 +277,13 @@ def read_meta(path: str | Path) -> dict[str, Any]:
     if meta.get("format") == 1:
         raise InvalidConfigError(
             f"{where} has format 1 (an SB3 model.zip, which can only be read by unpickling); "
-            f"this cardarena ({_installed_version()}) reads format {FORMAT}. Play its model.zip "
+            f"this cardarena ({installed_version()}) reads format {FORMAT}. Play its model.zip "
             "with the agent spec model.zip:trust_pickle=true if you made it yourself"
         )
     if meta.get("format") != FORMAT:
         raise InvalidConfigError(
             f"{where} has format {meta.get('format')!r}; this cardarena "
-            f"({_installed_version()}) reads format {FORMAT}"
+            f"({installed_version()}) reads format {FORMAT}"
         )
     for key in ("env", "step", "files", "observation_shape", "actions", "settings"):
         if key not in meta:

@@ -13,6 +13,7 @@ training layer registers a loader for it. Builders register themselves with
 from __future__ import annotations
 
 import contextlib
+import copy
 import inspect
 import math
 import re
@@ -129,6 +130,18 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         with contextlib.suppress(AttributeError):
             agent.spec = spec
     return agent
+
+
+def per_seat(player: Any, seats: list[str]) -> dict[str, Agent]:
+    """One agent instance per seat from a spec string, a factory, or an instance (deep-copied
+    per seat), so no two seats ever share an agent's memory."""
+    if isinstance(player, str):
+        return {seat: make_agent(player) for seat in seats}
+    if isinstance(player, Agent):
+        return {seat: copy.deepcopy(player) for seat in seats}
+    if callable(player):
+        return {seat: player() for seat in seats}
+    raise TypeError(f"expected an agent, a spec string or a factory, got {player!r}")
 
 
 def _moved_aside(path: Path) -> bool:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from cardarena.evaluation.stats import wilson_interval
 from cardarena.training.curves import read_curve
-from cardarena.training.stats import wilson_interval
 
 
 def at_budget(run: Path, minutes: float) -> str:

@@ -24,7 +24,7 @@ def _rate(wins: int, games: int, low: float, high: float) -> str:
 
 
 def _wilson(wins: int, games: int) -> tuple[float, float]:
-    from cardarena.training.stats import wilson_interval
+    from cardarena.evaluation.stats import wilson_interval
 
     return wilson_interval(wins, games)
 

@@ -80,6 +80,7 @@ from cardarena.agents.checkpoint_reader import (
     _siblings,
     checkpoint_folder,
     files_of,
+    installed_version,
     is_checkpoint,
     is_complete,
     read_checkpoint,
@@ -87,8 +88,6 @@ from cardarena.agents.checkpoint_reader import (
     recover,
 )
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
-
-from .records import package_version
 
 
 @dataclass
@@ -246,7 +245,7 @@ def save_checkpoint(
         meta = {
             "format": FORMAT,
             "env": {"name": spec.name, "config": spec.config},
-            "package_version": package_version(),
+            "package_version": installed_version(),
             "algorithm": "MaskablePPO",
             "step": int(step),
             "n_updates": int(getattr(model, "_n_updates", 0)),

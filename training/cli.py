@@ -265,7 +265,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, read: Callable[[str], str] =
     if outcome is not None:
         print(outcome.line, file=out)
     if args.record:
-        from .records import play_match, write_records
+        from cardarena.evaluation.records import play_match, write_records
 
         seats = table.seats
         actions = list(table.actions)
@@ -346,7 +346,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
 
 # --- eval ------------------------------------------------------------------------------------
 def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
-    from .tournament import run_tournament
+    from cardarena.evaluation.tournament import run_tournament
 
     name = _env_name(args.env)
     config = _config(args.config)
@@ -368,7 +368,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     if args.field is not None:
         return _eval_field(args, env_spec, out_dir, out)
     if args.vector:
-        from .tournament_vector import run_vector_tournament
+        from cardarena.evaluation.tournament_vector import run_vector_tournament
 
         result = run_vector_tournament(
             name,
@@ -439,7 +439,7 @@ def _eval_field(
 ) -> int:
     """Each agent alone against ``--field`` (``evaluate_vector``), one line per agent; all on
     the same deals (one seed), so the agents are compared on the same games."""
-    from .evaluate_vector import FieldResult, evaluate_batched
+    from cardarena.evaluation.evaluate_vector import FieldResult, evaluate_batched
 
     players = len(env_spec.make_raw().possible_agents)
     results = []
@@ -458,8 +458,8 @@ def _eval_field(
 
 # --- replay ----------------------------------------------------------------------------------
 def cmd_replay(args: argparse.Namespace, out: TextIO, read: Callable[[str], str] = input) -> int:
-    from .records import read_records
-    from .replay import initial_text, replay
+    from cardarena.evaluation.records import read_records
+    from cardarena.evaluation.replay import initial_text, replay
 
     _check_number("--game", GAME_INDEX, args.game)
     shown = _shown(str(args.file))

@@ -19,9 +19,9 @@ from typing import Any
 
 from cardarena.envs.core import InvalidConfigError, install_hint
 from cardarena.envs.core.untrusted import printable, read_json, show
+from cardarena.evaluation.stats import wilson_interval
 
 from .jsonl import BadLineError, read_jsonl
-from .stats import wilson_interval
 
 OPPONENTS = ("random", "heuristic")
 

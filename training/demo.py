@@ -20,8 +20,8 @@ import numpy as np
 from cardarena.agents import MaskablePolicyAgent, RandomAgent
 from cardarena.envs import make
 from cardarena.envs.core import install_hint
+from cardarena.evaluation.evaluate import evaluate
 
-from .evaluate import evaluate
 from .single_agent import SingleAgentEnv
 
 

@@ -18,9 +18,9 @@ import numpy as np
 from cardarena.agents.numpy_policy import NumpyPolicy
 from cardarena.envs.core import InvalidConfigError
 from cardarena.envs.core.untrusted import read_json
+from cardarena.evaluation.records import package_version
 
 from .checkpoint import load_checkpoint
-from .records import package_version
 
 
 def export_checkpoint(

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from cardarena.envs.core import InvalidConfigError
+from cardarena.envs.core import InvalidConfigError, install_hint
 
 #: MaskablePPO constructor settings a checkpoint keeps, with SB3's defaults for the ones the
 #: per-game table leaves out.
@@ -158,4 +158,19 @@ def restore_model_state(
     model.policy.optimizer.load_state_dict({"state": state, "param_groups": param_groups})
 
 
-__all__ = ["SETTINGS", "build_model", "model_settings", "model_state", "restore_model_state"]
+def missing_train_extra(missing: ImportError) -> SystemExit:
+    """The exit for a training run without the ``train`` extra, naming the missing module
+    (both backends: SB3's MaskablePPO here, torch for ``--backend vector``)."""
+    return SystemExit(
+        f"training needs the 'train' extra ({missing.name} is missing): {install_hint('train')}"
+    )
+
+
+__all__ = [
+    "SETTINGS",
+    "build_model",
+    "missing_train_extra",
+    "model_settings",
+    "model_state",
+    "restore_model_state",
+]

@@ -33,7 +33,8 @@ import numpy as np
 from cardarena.agents import EnvSpec, MaskablePolicyAgent
 from cardarena.agents.numpy_policy import NumpyPolicyAgent, from_sb3_policy
 from cardarena.envs import make
-from cardarena.envs.core import InvalidConfigError, install_hint
+from cardarena.envs.core import InvalidConfigError
+from cardarena.evaluation.evaluate import available_baselines, evaluate, evaluation_row, print_final
 
 from .checkpoint import (
     capture_rng_state,
@@ -43,7 +44,6 @@ from .checkpoint import (
     restore_rng_state,
     save_checkpoint,
 )
-from .evaluate import available_baselines, evaluate, evaluation_row, print_final
 from .jsonl import append_jsonl
 from .league import (
     LEAGUE_FILE,
@@ -52,7 +52,7 @@ from .league import (
     restore_loss_rates,
     save_loss_rates,
 )
-from .ppo import build_model
+from .ppo import build_model, missing_train_extra
 from .resume import (
     LEAGUE_SETTINGS,
     check_same_league,
@@ -151,7 +151,7 @@ class _Trainer:
             row["league_loss_rates"] = rates
             save_loss_rates(self.out, self.pool, step)
             if self.args.rate_games > 0 and len(self.pool.entries) >= 2:
-                from .tournament import run_tournament
+                from cardarena.evaluation.tournament import run_tournament
 
                 ratings = run_tournament(
                     self.args.env,
@@ -319,13 +319,6 @@ def _train_locked(
     print_final(args.env, row, step - start_step, seconds, final, "sb3")
     vec_env.close()
     return final
-
-
-def missing_train_extra(missing: ImportError) -> SystemExit:
-    """The exit for a training run without the ``train`` extra, naming the missing module."""
-    return SystemExit(
-        f"training needs the 'train' extra ({missing.name} is missing): {install_hint('train')}"
-    )
 
 
 def _warn_ignored(args: TrainArgs, backend: str, why: str) -> None:

@@ -35,10 +35,10 @@ import numpy as np
 from cardarena.agents import EnvSpec
 from cardarena.agents.batched import BatchedPolicy
 from cardarena.envs.core import InvalidConfigError
+from cardarena.evaluation.evaluate import available_baselines, evaluation_row, print_final
+from cardarena.evaluation.evaluate_vector import evaluate_batched
 
 from .checkpoint import is_checkpoint, load_checkpoint, save_checkpoint
-from .evaluate import available_baselines, evaluation_row, print_final
-from .evaluate_vector import evaluate_batched
 from .jsonl import append_jsonl
 from .league import LeaguePool, measure_league, restore_loss_rates, save_loss_rates
 from .resume import (
@@ -103,7 +103,7 @@ def train_vector(
     try:
         import torch
     except ImportError as missing:
-        from .train import missing_train_extra
+        from .ppo import missing_train_extra
 
         raise missing_train_extra(missing) from missing
     out: Path = args.out  # type: ignore[assignment]

@@ -8,7 +8,7 @@ asked for is kept; the others leave a summary line each.
 
 The game is checked whole on every request, as ``cardarena replay`` checks it (the digest, the
 version unless ``any_version``, every action against the rules, the outcome and returns), by
-``cardarena.training.replay.replay_page``; but only the frames of the page asked for
+``cardarena.evaluation.replay.replay_page``; but only the frames of the page asked for
 (``start``, ``count`` up to ``MAX_FRAMES``) are rendered, named and described, so the answer
 and the memory held are one page, whatever the length of the game. A game of 358,450 actions
 was a 396 MB answer when every step was sent; a page of it is about 220 KB. The page keeps
@@ -27,8 +27,8 @@ from cardarena.envs import ENVS, make_raw
 from cardarena.envs.core import InvalidConfigError
 from cardarena.envs.core.events import Event, describe_generic
 from cardarena.envs.core.untrusted import decode_utf8, show
-from cardarena.training.records import MAX_RECORD_ACTIONS, MatchRecord
-from cardarena.training.replay import ReplayFrame, replay_page
+from cardarena.evaluation.records import MAX_RECORD_ACTIONS, MatchRecord
+from cardarena.evaluation.replay import ReplayFrame, replay_page
 
 from .configs import ServedTable, resolve_config
 

@@ -15,7 +15,7 @@ from cardarena.agents.base import EnvSpec
 from cardarena.agents.ismcts import _Node, _puct, _sample, canonical_infostate
 from cardarena.envs import make_raw
 from cardarena.envs.core import InvalidConfigError
-from cardarena.training.records import play_match
+from cardarena.evaluation.records import play_match
 
 
 def test_puct_is_the_mean_return_plus_the_prior_over_the_visits():

@@ -18,8 +18,8 @@ from cardarena.agents.ismcts import NODE_KINDS, canonical_infostate
 from cardarena.envs import make_raw
 from cardarena.envs.core import InvalidConfigError
 from cardarena.envs.vector import make_vec
+from cardarena.evaluation.records import play_match
 from cardarena.training import cli
-from cardarena.training.records import play_match
 
 
 def _position(
@@ -233,7 +233,7 @@ def test_cli_eval_plays_it():
 def test_sits_at_a_table_and_in_evaluate():
     from cardarena.agents.table import Table
     from cardarena.envs import make
-    from cardarena.training.evaluate import evaluate
+    from cardarena.evaluation.evaluate import evaluate
 
     table = Table("ironman_war_v0", "ismcts:iterations=3", seed=4)
     while not table.is_over():
@@ -245,7 +245,7 @@ def test_sits_at_a_table_and_in_evaluate():
 
 
 def test_every_harness_hands_it_a_state_the_batched_evaluator_and_the_sb3_bridge():
-    from cardarena.training.evaluate_vector import evaluate_batched
+    from cardarena.evaluation.evaluate_vector import evaluate_batched
     from cardarena.training.single_agent import SingleAgentEnv
 
     spec = EnvSpec("promise_war_v0", {"max_power": 3, "decks": [1, 2, 3, 1]})

@@ -19,7 +19,7 @@ from cardarena.agents import EnvSpec, NumpyPolicy, make_agent
 from cardarena.agents.pretrained import shipped_policies
 from cardarena.envs import ENVS, make
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
-from cardarena.training.evaluate import evaluate
+from cardarena.evaluation.evaluate import evaluate
 from cardarena.training.export import random_decisions
 
 
@@ -180,7 +180,7 @@ def test_pretrained_plays_without_torch():
         "import sys; sys.modules['torch'] = None; sys.modules['stable_baselines3'] = None\n"
         "from cardarena.agents import make_agent\n"
         "from cardarena.envs import make\n"
-        "from cardarena.training.evaluate import evaluate\n"
+        "from cardarena.evaluation.evaluate import evaluate\n"
         "r = evaluate(lambda: make('cardline_v0'), make_agent('pretrained'), 'random', 2)\n"
         "print(r.games)\n"
     )

@@ -24,7 +24,7 @@ from cardarena.agents.pretrained import (
 )
 from cardarena.envs import make, make_raw
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
-from cardarena.training.evaluate import evaluate
+from cardarena.evaluation.evaluate import evaluate
 
 ENV = "promise_war_v0"
 
@@ -168,7 +168,7 @@ def test_promise_war_and_cardline_ship_agents_for_three_and_four_players():
 def test_a_shipped_sized_agent_beats_a_field_of_random_players(env_name, players):
     """A broken sized export plays like random: about ``1 / players`` of the wins. The README
     measures far more; 200 games against random in every other seat ask for twice that."""
-    from cardarena.training.evaluate_vector import evaluate_batched
+    from cardarena.evaluation.evaluate_vector import evaluate_batched
 
     spec = EnvSpec(env_name, {"num_players": players})
     result = evaluate_batched(spec, "pretrained", "random", 200, seed=5)

@@ -15,7 +15,7 @@ from cardarena.agents.batched import RowsAgent
 from cardarena.agents.rows_parallel import current_search_jobs
 from cardarena.envs import make_raw
 from cardarena.envs.core import InvalidConfigError
-from cardarena.training.evaluate_vector import evaluate_batched
+from cardarena.evaluation.evaluate_vector import evaluate_batched
 
 
 @pytest.mark.parametrize(

@@ -197,7 +197,7 @@ def test_env_names_leave_out_what_a_game_does_not_have():
 
 @needs_test_game
 def test_the_test_game_is_evaluated_recorded_and_replayed_without_a_heuristic():
-    from cardarena.training import evaluate, play_match, replay
+    from cardarena.evaluation import evaluate, play_match, replay
 
     result = evaluate(lambda: make(NAME), make_agent("random", seed=0), "random", games=40)
     assert result.games == 40 and result.wins + result.draws + result.losses == 40

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -11,11 +12,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGE_FOLDERS = ("envs", "agents", "training", "web", "docs", "openspiel")
+PACKAGE_FOLDERS = ("envs", "agents", "training", "evaluation", "web", "docs", "openspiel")
 
 
 def test_imports_from_any_directory(tmp_path):
-    code = "import cardarena.envs, cardarena.agents, cardarena.training; print('ok')"
+    code = (
+        "import cardarena.envs, cardarena.agents, cardarena.training, cardarena.evaluation; "
+        "print('ok')"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                           text=True, timeout=120)  # fmt: skip
     assert done.stdout.strip() == "ok", done.stderr
@@ -24,11 +28,26 @@ def test_imports_from_any_directory(tmp_path):
     assert bare.returncode != 0, "the package must not install a bare top-level 'envs'"
 
 
+def _clean_copy(dest: Path) -> Path:
+    """The repo's own files (tracked, and new ones not ignored) in ``dest``. A wheel built in
+    the clone packs whatever an earlier build left in build/lib, modules since moved too."""
+    listed = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    for name in filter(None, listed.split("\0")):
+        if (ROOT / name).is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, dest / name)
+    return dest
+
+
 @pytest.mark.slow
 def test_non_editable_wheel_holds_every_subpackage(tmp_path):
+    source = _clean_copy(tmp_path / "source")
     done = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-         "-w", str(tmp_path), str(ROOT)],
+         "-w", str(tmp_path), str(source)],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -38,6 +57,10 @@ def test_non_editable_wheel_holds_every_subpackage(tmp_path):
         for init in (ROOT / folder).rglob("__init__.py"):
             relative = init.relative_to(ROOT).as_posix()
             assert f"cardarena/{relative}" in names, f"wheel misses {relative}"
+    stale = [
+        n for n in names if n.endswith(".py") and not (ROOT / n[len("cardarena/") :]).is_file()
+    ]
+    assert not stale, f"the wheel ships modules the source does not have: {stale}"
     assert not any(name.startswith(("envs/", "tests/", "bench/")) for name in names)
     shipped = sorted((ROOT / "agents" / "pretrained").glob("*.npz"))
     assert shipped and all(f"cardarena/agents/pretrained/{p.name}" in names for p in shipped)

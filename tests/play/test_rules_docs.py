@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 GAMES = {"ironman_war_v0": "IM", "promise_war_v0": "PW", "beast_wars_v0": "BW", "cardline_v0": "CL"}
 SECTIONS = ("In short", "Rules", "Decisions where the rulebooks are silent", "Invented data")
 #: Where users read text from us: the package, its notebooks and docs, the README.
-USER_FACING = ["envs", "agents", "training", "web", "docs", "notebooks", "README.md"]
+USER_FACING = ["envs", "agents", "training", "evaluation", "web", "docs", "notebooks", "README.md"]
 
 
 def _reader(answers: list[str]):

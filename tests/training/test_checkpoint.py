@@ -14,7 +14,8 @@ from cardarena.agents.base import EnvSpec
 from cardarena.agents.numpy_policy import NumpyPolicy
 from cardarena.envs import make, make_raw
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
-from cardarena.training import SingleAgentEnv, evaluate
+from cardarena.evaluation import evaluate
+from cardarena.training import SingleAgentEnv
 from cardarena.training import checkpoint as ckpt
 from cardarena.training.checkpoint import (
     capture_rng_state,

@@ -364,7 +364,7 @@ def test_a_superscript_digit_at_the_prompt_only_asks_again():
 
 def test_replay_any_version_replays_a_record_of_another_version(tmp_path, capsys):
     from cardarena.agents import RandomAgent
-    from cardarena.training.records import play_match, write_records
+    from cardarena.evaluation.records import play_match, write_records
 
     lineup = {seat: RandomAgent(i) for i, seat in enumerate(["player_0", "player_1"])}
     record = play_match("cardline_v0", lineup, seed=3)
@@ -379,7 +379,7 @@ def test_replay_any_version_replays_a_record_of_another_version(tmp_path, capsys
 
 def test_control_characters_in_a_record_are_escaped_on_replay(tmp_path, capsys):
     from cardarena.agents import RandomAgent
-    from cardarena.training.records import play_match, write_records
+    from cardarena.evaluation.records import play_match, write_records
 
     lineup = {seat: RandomAgent(i) for i, seat in enumerate(["player_0", "player_1"])}
     record = play_match("cardline_v0", lineup, seed=3)
@@ -416,13 +416,13 @@ def interrupted(*args, **kwargs):
         (["play", "promise_war_v0", "--record", "r.jsonl"], "cardarena.training.cli.ask_human",
          "stopped; the game was not finished and was not recorded"),
         (["eval", "promise_war_v0", "random", "heuristic"],
-         "cardarena.training.tournament.run_tournament", "stopped; no results"),
+         "cardarena.evaluation.tournament.run_tournament", "stopped; no results"),
         (["eval", "promise_war_v0", "random", "heuristic", "--out", "o"],
-         "cardarena.training.tournament.run_tournament", "stopped; no results written"),
+         "cardarena.evaluation.tournament.run_tournament", "stopped; no results written"),
         (["eval", "promise_war_v0", "random", "heuristic", "--out", "o", "--vector"],
-         "cardarena.training.tournament_vector.run_vector_tournament",
+         "cardarena.evaluation.tournament_vector.run_vector_tournament",
          "stopped; no results written"),
-        (["replay", "r.jsonl"], "cardarena.training.records.read_records", "stopped"),
+        (["replay", "r.jsonl"], "cardarena.evaluation.records.read_records", "stopped"),
         (["bench"], "cardarena.training.bench.run", "stopped; no table printed"),
         (["train", "promise_war_v0"], "cardarena.training.train.train",
          "stopped; continue from the last checkpoint with the same command and --resume"),
@@ -496,8 +496,8 @@ def test_every_install_hint_names_a_declared_extra_and_works_from_the_clone():
         assert install_hint(extra) == (
             f".venv/bin/pip install -c .ci/constraints.txt -e '.[{extra}]' in the cardarena clone"
         )
-    sources = [*root.glob("training/**/*.py"), *root.glob("agents/**/*.py"),
-               *root.glob("web/**/*.py"), *root.glob("envs/**/*.py"),
+    sources = [*root.glob("training/**/*.py"), *root.glob("evaluation/**/*.py"),
+               *root.glob("agents/**/*.py"), *root.glob("web/**/*.py"), *root.glob("envs/**/*.py"),
                *root.glob("docs/**/*.md"), root / "README.md"]  # fmt: skip
     for source in sources:
         text = source.read_text(encoding="utf-8")

@@ -21,7 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cardarena.envs import ENVS
-from cardarena.training import bench, cli, exploit, tournament, tournament_vector
+from cardarena.evaluation import tournament, tournament_vector
+from cardarena.training import bench, cli, exploit
 from cardarena.training import train as train_module
 from cardarena.web import server as web_server
 from cardarena.web.configs import read_served_tables
@@ -169,7 +170,7 @@ def _no_more_input(*args: Any, **kwargs: Any) -> int:
 
 def _record(work: Path) -> None:
     from cardarena.agents import RandomAgent
-    from cardarena.training.records import play_match, write_records
+    from cardarena.evaluation.records import play_match, write_records
 
     lineup = {seat: RandomAgent(i) for i, seat in enumerate(["player_0", "player_1"])}
     write_records(work / "game.jsonl", [play_match("cardline_v0", lineup, seed=1)])

@@ -104,7 +104,7 @@ def interrupted(*args, **kwargs):
 def test_ctrl_c_while_the_heat_map_is_drawn_names_what_was_written(tmp_path, monkeypatch, capsys):
     """The results are written, the heat map (a second of matplotlib) is not: the line names
     what is there, games.jsonl only without ``--vector``."""
-    from cardarena.training.tournament import TournamentResult
+    from cardarena.evaluation.tournament import TournamentResult
 
     monkeypatch.setattr(TournamentResult, "save_heatmap", interrupted)
     for vector, written in ((True, ["results.json"]), (False, ["results.json", "games.jsonl"])):
@@ -120,8 +120,8 @@ def test_ctrl_c_while_the_heat_map_is_drawn_names_what_was_written(tmp_path, mon
 
 def test_ctrl_c_before_any_game_names_no_file(tmp_path, monkeypatch, capsys):
     """Nothing finished yet: no games.jsonl to name, with or without ``--vector``."""
-    monkeypatch.setattr("cardarena.training.tournament._play_chunk", interrupted)
-    monkeypatch.setattr("cardarena.training.tournament_vector.play_pairing", interrupted)
+    monkeypatch.setattr("cardarena.evaluation.tournament._play_chunk", interrupted)
+    monkeypatch.setattr("cardarena.evaluation.tournament_vector.play_pairing", interrupted)
     for extra in ([], ["--vector"]):
         argv = ["eval", "promise_war_v0", "random", "heuristic", "--quiet", "--out", str(tmp_path)]
         argv += extra

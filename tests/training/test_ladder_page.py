@@ -66,7 +66,7 @@ def test_each_kept_generation_is_quoted_in_the_generations_table(path: Path):
 def test_each_kept_round_robin_is_the_readmes_cells(path: Path):
     """Each pairing's wins / games, both ways, in the row agent's cell under the column
     agent's heading (a draw is no one's win, as in the tables)."""
-    from cardarena.training.stats import wilson_interval
+    from cardarena.evaluation.stats import wilson_interval
 
     results = json.loads(path.read_text())
     table = _game_table(results["env"])

@@ -149,7 +149,7 @@ def test_the_habits_table_marks_each_agents_weakest_pairing(ladder, tmp_path, ca
     lines = text[text.index("against the habits") :].splitlines()
     assert next(x for x in lines if x.startswith("| agent")).count("vs `") == 3
     results = json.loads((root / PW / "habits" / "results.json").read_text())
-    from cardarena.training.stats import wilson_interval
+    from cardarena.evaluation.stats import wilson_interval
 
     for agent in ("random", "heuristic"):
         lows = {}

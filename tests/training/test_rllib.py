@@ -27,7 +27,7 @@ from cardarena.agents import NumpyPolicy, NumpyPolicyAgent, PretrainedAgent, Ran
 from cardarena.agents.heuristics import has_heuristic
 from cardarena.envs import make_raw
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
-from cardarena.training import evaluate
+from cardarena.evaluation import evaluate
 from cardarena.training import rllib as rl
 
 #: Ray's workers are other processes, which see the games cardarena registers, not the test game.

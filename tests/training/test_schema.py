@@ -220,7 +220,7 @@ def _without_heuristic(monkeypatch: pytest.MonkeyPatch, env: str) -> None:
 
 def test_available_baselines_leave_out_a_missing_heuristic(monkeypatch):
     from cardarena.agents import EnvSpec
-    from cardarena.training.evaluate import available_baselines
+    from cardarena.evaluation.evaluate import available_baselines
 
     spec = EnvSpec("promise_war_v0", {})
     assert available_baselines(spec) == ["random", "heuristic"]

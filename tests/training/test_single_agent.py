@@ -9,7 +9,8 @@ import pytest
 from cardarena.agents import RandomAgent
 from cardarena.envs import ENVS, make, make_raw
 from cardarena.envs.core import ILLEGAL_ACTION, TERMINATED, InvalidConfigError, ObservationScaler
-from cardarena.training import SingleAgentEnv, evaluate
+from cardarena.evaluation import evaluate
+from cardarena.training import SingleAgentEnv
 
 
 @pytest.mark.parametrize("num_players", [2, 4])
@@ -176,7 +177,7 @@ class LastLegal:
 
 
 def test_evaluate_counts_wins_draws_and_losses_exactly_as_the_games_ended():
-    from cardarena.training import play_game
+    from cardarena.evaluation import play_game
 
     env_fn = lambda: make("promise_war_v0", max_power=3)  # noqa: E731
     result = evaluate(env_fn, FirstLegal(), LastLegal(), games=40, seed=3)
@@ -193,7 +194,7 @@ def test_evaluate_counts_wins_draws_and_losses_exactly_as_the_games_ended():
 
 
 def test_play_game_reports_decisions_and_the_final_info():
-    from cardarena.training import play_game
+    from cardarena.evaluation import play_game
 
     env = make("promise_war_v0")
     record = play_game(env, {a: RandomAgent(i) for i, a in enumerate(env.possible_agents)}, seed=4)

@@ -9,9 +9,9 @@ import re
 
 import pytest
 
+from cardarena.evaluation.tournament import run_tournament
+from cardarena.evaluation.tournament_vector import run_vector_tournament
 from cardarena.training import cli
-from cardarena.training.tournament import run_tournament
-from cardarena.training.tournament_vector import run_vector_tournament
 
 
 def run(argv: list[str]) -> tuple[int, str]:

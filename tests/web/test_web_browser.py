@@ -117,7 +117,7 @@ def test_a_whole_game_by_clicking_the_table(browser, live_server, env, tmp_path)
 
 
 def test_rules_and_replay_tabs(browser, live_server):
-    from cardarena.training.records import play_match
+    from cardarena.evaluation.records import play_match
 
     record = play_match("promise_war_v0", {"player_0": "heuristic", "player_1": "random"}, 4)
     page = browser.new_page()  # type: ignore[attr-defined]
@@ -149,7 +149,7 @@ def test_the_replay_viewer_fetches_pages_as_it_steps(browser, live_server, tmp_p
     """A game longer than a page: the viewer shows the first page, fetches the next one when
     the person steps past it (or jumps), and shows the right move and table at each step."""
     from cardarena.envs import make_raw
-    from cardarena.training.records import play_match
+    from cardarena.evaluation.records import play_match
 
     config = {"victory_cards": 1_000_000, "max_rounds": 60}
     record = play_match(

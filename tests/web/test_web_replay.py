@@ -15,8 +15,8 @@ from web_helpers import ok, refused
 
 from cardarena.envs import ENVS, make_raw
 from cardarena.envs.core.events import describe_generic
-from cardarena.training.records import MatchRecord, package_version, play_match, rank_returns
-from cardarena.training.replay import ReplayError, replay_page
+from cardarena.evaluation.records import MatchRecord, package_version, play_match, rank_returns
+from cardarena.evaluation.replay import ReplayError, replay_page
 from cardarena.web.replays import DEFAULT_FRAMES, MAX_FRAMES, MAX_RECORD_BYTES
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")

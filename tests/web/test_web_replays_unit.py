@@ -12,7 +12,7 @@ import pytest
 
 from cardarena.envs.core import InvalidConfigError
 from cardarena.envs.core.events import Event
-from cardarena.training.records import TERMINATED, play_match, rank_returns
+from cardarena.evaluation.records import TERMINATED, play_match, rank_returns
 from cardarena.web.replays import (
     DEFAULT_FRAMES,
     MAX_FRAMES,

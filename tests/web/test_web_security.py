@@ -68,7 +68,7 @@ def test_a_config_naming_a_file_is_refused_alike_whether_it_exists(client, store
 
 
 def test_a_record_naming_a_deck_file_is_refused_by_the_replay_viewer(client, secret):
-    from cardarena.training.records import play_match
+    from cardarena.evaluation.records import play_match
 
     record = play_match("cardline_v0", {"player_0": "random", "player_1": "random"}, seed=3)
     edited = json.loads(record.to_json())

@@ -19,10 +19,10 @@ from ray.rllib.core.rl_module.rl_module import RLModule
 from cardarena.agents import NumpyPolicy
 from cardarena.envs import make
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
+from cardarena.evaluation.evaluate import MatchResult, evaluate
+from cardarena.evaluation.records import package_version
 
-from ..evaluate import MatchResult, evaluate
 from ..export import random_decisions
-from ..records import package_version
 
 #: Written next to every RLlib checkpoint: which env and policies it holds (for export).
 META_FILE = "cardarena_rllib.json"

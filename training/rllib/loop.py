@@ -17,11 +17,11 @@ from ray.rllib.algorithms.algorithm import Algorithm
 
 from cardarena.agents import Agent, EnvSpec, NumpyPolicy, NumpyPolicyAgent
 from cardarena.envs.core import InvalidConfigError
+from cardarena.evaluation.evaluate import available_baselines
+from cardarena.evaluation.stats import wilson_interval
 
-from ..evaluate import available_baselines
 from ..jsonl import append_jsonl
 from ..league import LeaguePool
-from ..stats import wilson_interval
 from ..train_args import TrainArgs
 from .config import SHARED, STEPS_BY_NODE, RLlibSettings, build_ppo_config, policy_ids
 from .export import META_FILE, evaluate_export, export_rllib_policy, read_checkpoint_meta

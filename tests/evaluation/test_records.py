@@ -11,8 +11,7 @@ import pytest
 from cardarena.agents import AGENT_SPECS, BaseAgent, EnvSpec, RandomAgent, register_agent
 from cardarena.envs import ENVS, make
 from cardarena.envs.core import IllegalActionError, InvalidConfigError
-from cardarena.training.jsonl import TornLineWarning
-from cardarena.training.records import (
+from cardarena.evaluation.records import (
     MatchRecord,
     agent_seed,
     play_match,
@@ -20,6 +19,7 @@ from cardarena.training.records import (
     read_records,
     write_records,
 )
+from cardarena.training.jsonl import TornLineWarning
 
 
 class Recorder(BaseAgent):
@@ -316,7 +316,7 @@ def test_records_past_the_limits_are_refused_before_checking(good_line, changes,
 
 
 def test_a_record_file_past_the_size_limit_is_refused_before_reading(tmp_path, monkeypatch):
-    import cardarena.training.records as records
+    import cardarena.evaluation.records as records
 
     path = tmp_path / "games.jsonl"
     path.write_text("x" * 2000)

@@ -14,14 +14,14 @@ from hypothesis import strategies as st
 from cardarena.agents import BaseAgent, RandomAgent
 from cardarena.envs import ENVS, make
 from cardarena.envs.core import CardArenaError
-from cardarena.training.records import (
+from cardarena.evaluation.records import (
     MatchRecord,
     package_version,
     play_match,
     read_records,
     write_records,
 )
-from cardarena.training.replay import ReplayError, ReplayStep, initial_text, replay
+from cardarena.evaluation.replay import ReplayError, ReplayStep, initial_text, replay
 
 
 def live_game(env: str, seed: int, config: dict | None = None):

@@ -31,15 +31,8 @@ from cardarena.envs.core.aec import TERMINATED, TRUNCATED
 from cardarena.envs.vector import make_vec
 
 from .records import MatchRecord, derive_seed, package_version, rank_returns
-from .tournament import (
-    TournamentResult,
-    _Progress,
-    check_request,
-    pairing_key,
-    pairings,
-    seating,
-    summarize,
-)
+from .tournament import _Progress, check_request, pairing_key, pairings, seating
+from .tournament_results import TournamentResult, summarize
 
 #: Most games of one pairing played side by side.
 MAX_BATCH = 4096

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from cardarena.training.stats import (
+from cardarena.evaluation.stats import (
     ELO_PER_LOGIT,
     PRIOR_DRAWS,
     bradley_terry,

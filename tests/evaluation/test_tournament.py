@@ -10,8 +10,8 @@ import pytest
 
 from cardarena.agents import AGENT_SPECS, BaseAgent, register_agent
 from cardarena.envs.core import InvalidConfigError
-from cardarena.training.records import MatchRecord, play_match, rank_returns, read_records
-from cardarena.training.tournament import (
+from cardarena.evaluation.records import MatchRecord, play_match, rank_returns, read_records
+from cardarena.evaluation.tournament import (
     CHUNK_GAMES,
     PairStats,
     TournamentResult,

@@ -3,7 +3,7 @@
 A ``MatchRecord`` names the env, the package version and config it ran with, the seed, the
 lineup of agent specs by seat, every decision taken, and how the game ended (returns, ranks,
 outcome, offender, steps). With the env's own determinism that is enough to replay the game
-bit-exactly (``cardarena.training.replay``) without any agent.
+bit-exactly (``cardarena.evaluation.replay``) without any agent.
 
 - ``actions`` lists every decision in order; dead steps are not decisions. When an agent made
   an illegal move (``outcome == "illegal_action"``), that move is the last action and the
@@ -54,8 +54,7 @@ from cardarena.envs.core import (
     coerce_action,
 )
 from cardarena.envs.core.untrusted import MAX_JSONL_BYTES, parse_json, show
-
-from .jsonl import append_lines, read_jsonl
+from cardarena.training.jsonl import append_lines, read_jsonl
 
 #: The ``format`` every record line carries; bumped if the line layout ever changes.
 RECORD_FORMAT = 1

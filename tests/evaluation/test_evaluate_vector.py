@@ -14,10 +14,10 @@ from cardarena.agents import EnvSpec, RandomAgent, make_agent
 from cardarena.agents.batched import BatchedRandom
 from cardarena.envs import make
 from cardarena.envs.core import InvalidConfigError
+from cardarena.evaluation.evaluate import evaluate
+from cardarena.evaluation.evaluate_vector import evaluate_batched, win_share
+from cardarena.evaluation.stats import wilson_interval
 from cardarena.training import cli
-from cardarena.training.evaluate import evaluate
-from cardarena.training.evaluate_vector import evaluate_batched, win_share
-from cardarena.training.stats import wilson_interval
 
 
 def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
