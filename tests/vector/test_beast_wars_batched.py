@@ -23,14 +23,19 @@ from cardarena.agents.heuristics.batched_beast_wars import (
 )
 from cardarena.agents.heuristics.beast_wars import BeastWarsStrategy
 from cardarena.envs import make_raw
-from cardarena.envs.beast_wars.batched import BatchedBeastWars
+from cardarena.envs.beast_wars.batched import O_CARDS, O_PHASE, BatchedBeastWars
 from cardarena.envs.beast_wars.rules import (
+    ATTACK_BASE,
     CALLED_OFF,
     CAPTURE,
     DEFENDER,
     DRAW,
     FALL,
     NO_PIECE,
+    NUM_ACTIONS,
+    PASS,
+    PICK_BASE,
+    PLAY,
     PUSH,
     REINFORCE_BASE,
     REMOVED,
@@ -337,3 +342,143 @@ def test_pairwise_sum_is_numpys() -> None:
     for count in range(257):
         values = rng.random(256) * 10.0 ** rng.uniform(-3, 1, 256)
         assert _pairwise_sum(values, count) == values[:count].sum()
+
+
+@pytest.fixture
+def scalar_choices(monkeypatch: pytest.MonkeyPatch) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Every (actions, scores) the scalar strategy hands ``choose``, in order."""
+    seen: list[tuple[np.ndarray, np.ndarray]] = []
+    choose = scalar_module.choose
+
+    def spy(actions: Any, scores: Any, rng: Any, tolerance: float = 1e-9) -> int:
+        seen.append((np.array(actions, np.int64), np.array(scores, np.float64)))
+        return choose(actions, scores, rng, tolerance)
+
+    monkeypatch.setattr(scalar_module, "choose", spy)
+    return seen
+
+
+def played_positions(games: int, steps: int, seed: int) -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """(observation, mask, seat) of every seat to act along heuristic-and-random play."""
+    heuristic = BatchedBeastWarsHeuristic(EnvSpec(ENV))
+    venv = make_vec(ENV, games, seed=seed)
+    rng = np.random.default_rng(seed)
+    batch, positions = venv.reset(), []
+    for _ in range(steps):
+        live = np.flatnonzero(batch.current_player >= 0)
+        seats = batch.current_player[live]
+        positions += [
+            (batch.observation[r].copy(), batch.action_mask[r].copy(), int(batch.current_player[r]))
+            for r in live
+        ]
+        chosen = heuristic.act(batch.observation[live], batch.action_mask[live], seats, rng)
+        actions = random_legal_actions(batch.action_mask, rng)
+        actions[live] = np.where(rng.random(len(live)) < 0.7, chosen, actions[live])
+        batch = venv.step(actions)
+    return positions
+
+
+#: The battle deck and discard pile a seat sees, as card kinds (colour * 4 + type), at the
+#: edges of ``draw_chances``: the deck running out, one card left, nothing left at all.
+CARDS_LEFT = {
+    "one in the deck, none discarded": ([3], []),
+    "none in the deck, one discarded": ([], [5]),
+    "no cards anywhere": ([], []),
+    "one in the deck, one discarded": ([7], [9]),
+    "one in the deck, two discarded": ([7], [0, 9]),
+    "none in the deck, two alike discarded": ([], [2, 2]),
+    "two in the deck": ([1, 1], [4]),
+}
+#: Legal sets the scalar strategy treats apart: the pass alone (a seat that cannot act), and
+#: the position's own attacks alone, moves alone, reinforcements alone (where it has some).
+_ACTIONS = np.arange(NUM_ACTIONS)
+ONLY = {
+    "pass": lambda mask: _ACTIONS == PASS,
+    "attacks": lambda mask: mask & (_ACTIONS >= ATTACK_BASE) & (_ACTIONS < REINFORCE_BASE),
+    "moves": lambda mask: mask & (_ACTIONS < ATTACK_BASE),
+    "reinforcements": lambda mask: mask & (_ACTIONS >= REINFORCE_BASE) & (_ACTIONS < PICK_BASE),
+}
+
+
+def scalar_and_batched_scores(
+    scalar: BeastWarsStrategy,
+    batched: BatchedBeastWarsHeuristic,
+    seen: list[tuple[np.ndarray, np.ndarray]],
+    observation: np.ndarray,
+    mask: np.ndarray,
+    seat: int,
+) -> None:
+    """The batched row's candidates and scores are exactly those the scalar chooses from."""
+    seen.clear()
+    scalar.start_game(scalar.data.agent_names[seat], np.random.default_rng(0))
+    scalar.act(
+        {"observation": observation, "action_mask": mask.astype(np.int8)}, np.random.default_rng(0)
+    )
+    actions, values = seen[-1]
+    got = batched.scores(observation[None], mask[None], np.array([seat]))[0]
+    assert np.flatnonzero(np.isfinite(got)).tolist() == sorted(actions.tolist())
+    np.testing.assert_array_equal(got[actions], values)
+
+
+def test_batched_scores_are_the_scalar_ones_at_every_edge(scalar_choices) -> None:
+    """Not only the action drawn: every candidate and its score, bit for bit, in positions
+    of real play, then with the cards left moved to each edge of the draw odds and with the
+    legal set cut to one kind of action (the pass alone, attacks alone, ...)."""
+    spec = EnvSpec(ENV)
+    scalar, batched = BeastWarsStrategy(spec), BatchedBeastWarsHeuristic(spec)
+    positions = played_positions(games=12, steps=90, seed=4)
+    play = [p for p in positions if np.argmax(p[0][O_PHASE : O_PHASE + 3]) == PLAY]
+    assert len(positions) > 1000 and len(play) > 500
+    for observation, mask, seat in positions:
+        scalar_and_batched_scores(scalar, batched, scalar_choices, observation, mask, seat)
+    for deck, discards in CARDS_LEFT.values():
+        for observation, mask, seat in play[::7]:
+            edited = observation.copy()
+            edited[O_CARDS : O_CARDS + 32] = 0
+            np.add.at(edited, O_CARDS + np.array(deck, np.int64), 1)
+            np.add.at(edited, O_CARDS + 16 + np.array(discards, np.int64), 1)
+            scalar_and_batched_scores(scalar, batched, scalar_choices, edited, mask, seat)
+    cut = Counter()
+    for name, keep in ONLY.items():
+        for observation, mask, seat in play[::3]:
+            only = keep(mask)
+            if only.any():
+                scalar_and_batched_scores(scalar, batched, scalar_choices, observation, only, seat)
+                cut[name] += 1
+    assert min(cut[name] for name in ONLY) > 5, cut
+
+
+def test_a_row_without_a_legal_action_is_named() -> None:
+    batched = BatchedBeastWarsHeuristic(EnvSpec(ENV))
+    observation, mask, seat = played_positions(games=1, steps=1, seed=0)[0]
+    rows, masks = np.repeat(observation[None], 3, axis=0), np.repeat(mask[None], 3, axis=0)
+    masks[1:] = False
+    with pytest.raises(ValueError, match=r"^row 1 has no legal action"):
+        batched.act(rows, masks, np.full(3, seat), np.random.default_rng(0))
+
+
+def test_scores_give_a_row_without_legal_actions_no_candidates_and_go_on() -> None:
+    """``scores`` (unlike ``act``) takes a row whose mask is all False: all ``-inf``, and the
+    rows after it are scored as if it were not there."""
+    batched = BatchedBeastWarsHeuristic(EnvSpec(ENV))
+    positions = played_positions(games=3, steps=1, seed=1)
+    rows = np.array([p[0] for p in positions])
+    masks = np.array([p[1] for p in positions])
+    seats = np.array([p[2] for p in positions])
+    alone = batched.scores(rows[1:], masks[1:], seats[1:])
+    masks[0] = False
+    scores = batched.scores(rows, masks, seats)
+    assert np.isneginf(scores[0]).all()
+    np.testing.assert_array_equal(scores[1:], alone)
+
+
+@pytest.mark.parametrize("constant", ["OBSERVATION_SIZE", "O_PHASE"])
+def test_the_heuristic_refuses_an_observation_layout_it_was_not_written_for(
+    constant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its compiled loop reads fixed offsets: either one moving must stop it at once."""
+    from cardarena.agents.heuristics import batched_beast_wars
+
+    monkeypatch.setattr(batched_beast_wars, constant, getattr(batched_beast_wars, constant) + 1)
+    with pytest.raises(AssertionError, match="observation layout changed"):
+        BatchedBeastWarsHeuristic(EnvSpec(ENV))
