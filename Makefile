@@ -37,7 +37,7 @@ demo: $(VENV)/.installed-train
 lint: $(VENV)/.installed-dev
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m mypy envs agents training evaluation web openspiel
+	$(PY) -m mypy envs agents training evaluation cli bench web openspiel
 
 # The documentation site (docs/site: Sphinx, MyST, furo) into build/docs: every page read afresh
 # (-E, so no warning hides in a cached page), warnings as errors, then every internal link and

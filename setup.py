@@ -1,17 +1,18 @@
 """Map the repo's top-level folders onto the ``cardarena`` import name.
 
-``envs/``, ``agents/``, ``training/``, ``evaluation/``, ``web/`` and ``openspiel/`` live at the
-repo root; installed they are ``cardarena.envs``, ``cardarena.agents``, ``cardarena.training``,
-``cardarena.evaluation``, ``cardarena.web`` and ``cardarena.openspiel`` (which needs the
-``open_spiel`` package); ``docs/`` installs as ``cardarena.docs`` for the rules it ships
-(``docs/rules/*.md``). Every subpackage is computed here rather than listed by hand, so a new
-game folder can never be silently left out of a non-editable install (tests/packaging checks
-the built wheel).
+``envs/``, ``agents/``, ``training/``, ``evaluation/``, ``cli/``, ``bench/``, ``web/`` and
+``openspiel/`` live at the repo root; installed they are ``cardarena.envs``,
+``cardarena.agents``, ``cardarena.training``, ``cardarena.evaluation``, ``cardarena.cli`` (the
+``cardarena`` command), ``cardarena.bench`` (the benchmarks), ``cardarena.web`` and
+``cardarena.openspiel`` (which needs the ``open_spiel`` package); ``docs/`` installs as
+``cardarena.docs`` for the rules it ships (``docs/rules/*.md``). Every subpackage is computed
+here rather than listed by hand, so a new game folder can never be silently left out of a
+non-editable install (tests/packaging checks the built wheel).
 """
 
 from setuptools import find_packages, setup
 
-ROOTS = ("envs", "agents", "training", "evaluation", "web", "docs", "openspiel")
+ROOTS = ("envs", "agents", "training", "evaluation", "cli", "bench", "web", "docs", "openspiel")
 
 packages = []
 package_dir = {}

@@ -30,12 +30,12 @@ def sb3_rates(env: str, iterations: int) -> tuple[float, float]:
     """(train, sample) steps/s of MaskablePPO in ``cardarena train``'s geometry."""
     import torch
 
+    from cardarena.bench.learning import SB3LearnBench
     from cardarena.envs import make
-    from cardarena.training.bench import _LearnBench
-    from cardarena.training.train import TrainArgs
+    from cardarena.training.train_args import TrainArgs
 
     torch.set_num_threads(TrainArgs().torch_threads)
-    bench = _LearnBench(env, partial(make, env), TrainArgs().n_envs, seed=0)
+    bench = SB3LearnBench(env, partial(make, env), TrainArgs().n_envs, seed=0)
     bench.calibrate(3.0)
     collect = bench.model.collect_rollouts
     sampling = {"seconds": 0.0}
@@ -47,7 +47,7 @@ def sb3_rates(env: str, iterations: int) -> tuple[float, float]:
         finally:
             sampling["seconds"] += time.perf_counter() - started
 
-    bench.model.collect_rollouts = timed_collect  # type: ignore[method-assign]
+    bench.model.collect_rollouts = timed_collect
     trains, samples = [], []
     for _ in range(iterations):
         sampling["seconds"] = 0.0

@@ -1,10 +1,9 @@
-"""Random-play throughput beside PettingZoo's classic envs: ``cardarena bench`` as a script.
-
-The code lives in ``cardarena.training.bench`` so that the installed ``cardarena`` command can
-run it too.
+"""Random-play throughput beside PettingZoo's classic envs: ``cardarena bench`` as a script
+(``make bench``). The code is this package's (``cardarena.bench``), which the installed
+``cardarena`` command runs too.
 """
 
-from cardarena.training.bench import main
+from cardarena.bench import main
 
 if __name__ == "__main__":
     main()

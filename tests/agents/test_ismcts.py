@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from cardarena import cli
 from cardarena.agents import ISMCTSAgent, choose, make_agent, start_game
 from cardarena.agents.base import EnvSpec
 from cardarena.agents.batched import as_batched, batched_agent
@@ -19,7 +20,6 @@ from cardarena.envs import make_raw
 from cardarena.envs.core import InvalidConfigError
 from cardarena.envs.vector import make_vec
 from cardarena.evaluation.records import play_match
-from cardarena.training import cli
 
 
 def _position(

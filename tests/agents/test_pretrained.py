@@ -76,8 +76,8 @@ def test_cli_export_names_the_file_and_how_to_play_it(tmp_path):
 
     from sb3_contrib import MaskablePPO
 
+    from cardarena.cli import main
     from cardarena.training.checkpoint import save_checkpoint
-    from cardarena.training.cli import main
     from cardarena.training.single_agent import SingleAgentEnv
 
     bridge = SingleAgentEnv("ironman_war_v0")

@@ -79,8 +79,8 @@ def test_export_with_value_computes_what_the_sb3_model_computes(tmp_path):
     import torch
     from sb3_contrib import MaskablePPO
 
+    from cardarena.cli import main
     from cardarena.training.checkpoint import save_checkpoint
-    from cardarena.training.cli import main
     from cardarena.training.single_agent import SingleAgentEnv
 
     bridge = SingleAgentEnv("ironman_war_v0")

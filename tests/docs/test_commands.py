@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from cardarena.agents import make_agent
-from cardarena.training import cli
+from cardarena.cli import build_parser
 from cardarena.training.train_args import args_from_namespace
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,7 +74,7 @@ def test_the_pages_show_commands_of_every_kind():
 def test_a_shown_command_is_one_the_cli_accepts(path, command):
     argv = argv_of(command)
     try:
-        args = cli.build_parser().parse_args(argv)
+        args = build_parser().parse_args(argv)
     except SystemExit:
         pytest.fail(f"{path.name}: the parser refuses {command!r}")
     if argv[0] == "train":
@@ -97,7 +97,7 @@ def test_runs_is_what_gitignore_holds():
 
 def _cardarena(argv: list[str], cwd: Path, stdin: str = "", timeout: float = 600):
     return subprocess.run(
-        [sys.executable, "-m", "cardarena.training.cli", *argv],
+        [sys.executable, "-m", "cardarena.cli", *argv],
         cwd=cwd, input=stdin, capture_output=True, text=True, timeout=timeout,
     )  # fmt: skip
 

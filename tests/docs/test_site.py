@@ -24,8 +24,8 @@ import pytest
 import sphinx  # noqa: F401  (the docs extra: fail here, not in the build's subprocess)
 from browser_helpers import launched_browser
 
+from cardarena.cli import build_parser
 from cardarena.envs import ENVS, make_raw
-from cardarena.training.cli import build_parser
 
 REPO = Path(__file__).resolve().parents[2]
 SITE = REPO / "docs" / "site"

@@ -10,6 +10,7 @@ import re
 import numpy as np
 import pytest
 
+from cardarena import cli
 from cardarena.agents import EnvSpec, RandomAgent, make_agent
 from cardarena.agents.batched import BatchedRandom
 from cardarena.envs import make
@@ -17,7 +18,6 @@ from cardarena.envs.core import InvalidConfigError
 from cardarena.evaluation.evaluate import evaluate
 from cardarena.evaluation.evaluate_vector import evaluate_batched, win_share
 from cardarena.evaluation.stats import wilson_interval
-from cardarena.training import cli
 
 
 def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:

@@ -12,13 +12,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGE_FOLDERS = ("envs", "agents", "training", "evaluation", "web", "docs", "openspiel")
+PACKAGE_FOLDERS = (
+    "envs", "agents", "training", "evaluation", "cli", "bench", "web", "docs", "openspiel",
+)  # fmt: skip
 
 
 def test_imports_from_any_directory(tmp_path):
     code = (
-        "import cardarena.envs, cardarena.agents, cardarena.training, cardarena.evaluation; "
-        "print('ok')"
+        "import cardarena.envs, cardarena.agents, cardarena.training, cardarena.evaluation, "
+        "cardarena.cli, cardarena.bench; print('ok')"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                           text=True, timeout=120)  # fmt: skip

@@ -1,6 +1,8 @@
-"""Evaluation moved from ``cardarena.training`` to ``cardarena.evaluation``; every old name
-still imports, warns naming the new module, and is the new module or object itself (so a
-patch through one name is seen through the other). The repo uses only the new names."""
+"""Evaluation moved from ``cardarena.training`` to ``cardarena.evaluation``, the command line
+to ``cardarena.cli``, the benchmarks to ``cardarena.bench``; every old name still imports,
+warns naming the new module, and is the new module or object itself (so a patch through one
+name is seen through the other); ``python -m`` an old name runs the new module's ``main()``.
+The repo uses only the new names."""
 
 from __future__ import annotations
 
@@ -8,11 +10,13 @@ import ast
 import importlib
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import cardarena.cli
 import cardarena.evaluation
 import cardarena.training
 
@@ -30,6 +34,11 @@ MOVED = {
         "cardarena.evaluation.tournament_vector",
         "run_vector_tournament",
     ),
+    "cardarena.training.cli": ("cardarena.cli.app", "main"),
+    "cardarena.training.cli_args": ("cardarena.cli.args", "ServeArgs"),
+    "cardarena.training.bench": ("cardarena.bench", "run"),
+    "cardarena.training.bench_learn": ("cardarena.bench.learning", "run_learn"),
+    "cardarena.training.bench_vector": ("cardarena.bench.vector", "run_vector"),
 }
 #: What ``cardarena.training`` re-exported from them (``__all__`` before the move).
 MOVED_NAMES = (
@@ -105,6 +114,26 @@ def test_a_name_that_is_a_function_and_a_module_stays_the_function(name, fresh):
     assert callable(scope[name]) and scope[name] is getattr(cardarena.evaluation, name)
 
 
+def test_the_old_command_module_still_gives_the_command(fresh):
+    with pytest.warns(DeprecationWarning, match=re.escape("moved to cardarena.cli.app")):
+        scope = _run("from cardarena.training.cli import build_parser, main")
+    assert scope["main"] is cardarena.cli.app.main  # the function the package exposes
+    assert scope["build_parser"] is cardarena.cli.build_parser
+
+
+def test_python_m_an_old_name_runs_the_new_main_with_the_warning():
+    done = subprocess.run(
+        [sys.executable, "-m", "cardarena.training.cli", "list"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "promise_war_v0" in done.stdout
+    assert "DeprecationWarning: cardarena.training.cli moved to cardarena.cli.app" in done.stderr
+    quiet = subprocess.run([sys.executable, "-m", "cardarena.training.records"],
+                           capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert quiet.returncode == 0 and not quiet.stdout, quiet.stderr  # no main(): nothing runs
+
+
 def test_unknown_names_still_fail_as_before():
     with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
         _ = cardarena.training.nothing_here
@@ -115,8 +144,8 @@ def test_unknown_names_still_fail_as_before():
 def _python_sources() -> list[tuple[Path, str]]:
     """Every Python text of the repo: modules, tests, scripts, notebooks' code cells."""
     skip = {ROOT / "training" / "__init__.py", Path(__file__)}
-    folders = ("envs", "agents", "training", "evaluation", "web", "openspiel", "docs", "tests",
-               "scripts", "bench")  # fmt: skip
+    folders = ("envs", "agents", "training", "evaluation", "cli", "web", "openspiel", "docs",
+               "tests", "scripts", "bench")  # fmt: skip
     found = [
         (path, path.read_text())
         for folder in folders

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from cardarena.agents.terminal import ask_human
+from cardarena.cli import main
 from cardarena.envs import ENVS
 from cardarena.envs.rules_docs import (
     COMMON,
@@ -19,13 +21,13 @@ from cardarena.envs.rules_docs import (
     section,
     short_rules,
 )
-from cardarena.training import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = {"ironman_war_v0": "IM", "promise_war_v0": "PW", "beast_wars_v0": "BW", "cardline_v0": "CL"}
 SECTIONS = ("In short", "Rules", "Decisions where the rulebooks are silent", "Invented data")
 #: Where users read text from us: the package, its notebooks and docs, the README.
-USER_FACING = ["envs", "agents", "training", "evaluation", "web", "docs", "notebooks", "README.md"]
+USER_FACING = ["envs", "agents", "training", "evaluation", "cli", "bench", "web", "docs",
+               "notebooks", "README.md"]  # fmt: skip
 
 
 def _reader(answers: list[str]):
@@ -77,13 +79,13 @@ def test_nothing_users_read_cites_a_rules_file_they_do_not_have():
 
 
 def test_cardarena_rules_prints_the_game_then_the_common_rules(capsys):
-    assert cli.main(["rules", "cardline_v0"]) == 0
+    assert main(["rules", "cardline_v0"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(rules_text("cardline_v0").splitlines()[0])
     assert "**C-4" in out and "**CL-1" in out
-    assert cli.main(["rules", "cardline_v0", "--short"]) == 0
+    assert main(["rules", "cardline_v0", "--short"]) == 0
     assert capsys.readouterr().out.strip() == short_rules("cardline_v0")
-    assert cli.main(["rules", "chess_v6"]) == 2
+    assert main(["rules", "chess_v6"]) == 2
     assert "unknown env 'chess_v6'" in capsys.readouterr().err
 
 
@@ -97,5 +99,5 @@ def test_a_game_without_a_rules_file_gets_its_docstring():
     assert "no rules file is shipped for high_card_v0" in text
     assert how_to_win("high_card_v0") == high_card_v0.raw_env.how_to_win
     out = io.StringIO()
-    assert cli.ask_human("> ", ["x"], _reader(["?", "a"]), out, "high_card_v0") == 0
+    assert ask_human("> ", ["x"], _reader(["?", "a"]), out, "high_card_v0") == 0
     assert "no rules file" in out.getvalue()

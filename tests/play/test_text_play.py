@@ -14,10 +14,12 @@ import re
 import pytest
 
 from cardarena.agents.table import Table
+from cardarena.agents.terminal import ask_human
+from cardarena.cli import build_parser, main
+from cardarena.cli.play import cmd_play
 from cardarena.envs import ENVS, make_raw
 from cardarena.envs.core import IllegalActionError
 from cardarena.envs.rules_docs import how_to_win, rules_text, short_rules, table_rules
-from cardarena.training import cli
 
 BUILTIN = ["beast_wars_v0", "cardline_v0", "ironman_war_v0", "promise_war_v0"]
 END = re.compile(r"^(you won|you lost|a draw|you tied for first|the game reached its cap)", re.M)
@@ -31,10 +33,10 @@ def _reader(answers: list[str]):
 
 def play(argv: list[str], answers: list[str]) -> str:
     """The text ``cardarena play ARGV`` prints when a person types ``answers`` (then "a")."""
-    args = cli.build_parser().parse_args(["play", *argv])
+    args = build_parser().parse_args(["play", *argv])
     feed = iter(answers)
     out = io.StringIO()
-    code = cli.cmd_play(args, out, read=lambda prompt: next(feed, "a"))
+    code = cmd_play(args, out, read=lambda prompt: next(feed, "a"))
     assert code == 0
     return out.getvalue()
 
@@ -77,9 +79,9 @@ def test_a_card_value_typed_plays_that_card_never_a_menu_number():
     names = [state.action_to_string(a) for a in state.legal_actions()]
     assert len(names) == 3
     out = io.StringIO()
-    chosen = cli.ask_human("> ", names, _reader(["3"]), out, env_name="promise_war_v0")
+    chosen = ask_human("> ", names, _reader(["3"]), out, env_name="promise_war_v0")
     assert names[chosen].endswith(" 3"), names
-    chosen = cli.ask_human("> ", names, _reader(["9", "c"]), out)
+    chosen = ask_human("> ", names, _reader(["9", "c"]), out)
     assert names[chosen].endswith(" 7") and "'9' is not a move here" in out.getvalue()
 
 
@@ -87,7 +89,7 @@ def test_help_words_print_the_rules_then_the_table_again_and_ask_again():
     out = io.StringIO()
     answers = iter(["?", "help", "??", "b"])
     redrawn: list[int] = []
-    index = cli.ask_human("> ", ["x", "y"], lambda _: next(answers), out, env_name="cardline_v0",
+    index = ask_human("> ", ["x", "y"], lambda _: next(answers), out, env_name="cardline_v0",
                           redraw=lambda: redrawn.append(len(out.getvalue())))  # fmt: skip
     assert index == 1
     text = out.getvalue()
@@ -110,15 +112,15 @@ def test_a_move_is_found_by_any_whole_words_of_its_name_and_several_are_named():
     names = ["place Optimus Primal in column 0", "place Rhinox in column 0",
              "place Tigerhawk in column 0"]  # fmt: skip
     out = io.StringIO()
-    assert cli.ask_human("> ", names, _reader(["Tigerhawk"]), out) == 2
-    assert cli.ask_human("> ", names, _reader(["optimus  PRIMAL"]), out) == 0
-    assert cli.ask_human("> ", names, _reader(["column", "tiger", "b"]), out) == 1
+    assert ask_human("> ", names, _reader(["Tigerhawk"]), out) == 2
+    assert ask_human("> ", names, _reader(["optimus  PRIMAL"]), out) == 0
+    assert ask_human("> ", names, _reader(["column", "tiger", "b"]), out) == 1
     told = out.getvalue()
     assert "'column' fits 3 moves (a) place Optimus Primal in column 0; b) " in told
     assert told.count(": type the letter of one\n") == 1
     assert "'tiger' is not a move here" in told  # words are whole: no guessing from a part
     # an ending still wins over words inside a name: "7" plays the 7, not "power 7 x"
-    assert cli.ask_human("> ", ["play 17", "play 7", "play 7 twice"], _reader(["7"]), out) == 1
+    assert ask_human("> ", ["play 17", "play 7", "play 7 twice"], _reader(["7"]), out) == 1
 
 
 @pytest.mark.parametrize(
@@ -139,7 +141,7 @@ def test_the_final_line_says_what_the_scores_count(env, counted):
 
 
 def test_an_agent_that_does_not_fit_the_config_is_refused_by_name(capsys):
-    code = cli.main(["play", "ironman_war_v0", "--vs", "pretrained", "--config",
+    code = main(["play", "ironman_war_v0", "--vs", "pretrained", "--config",
                      "variant=beginner"])  # fmt: skip
     err = capsys.readouterr().err
     assert code == 2 and "variant" in err and "pretrained" in err
@@ -192,7 +194,7 @@ def test_a_whole_game_through_stdin_tells_the_events_of_each_game(env):
     import sys
 
     done = subprocess.run(
-        [sys.executable, "-m", "cardarena.training.cli", "play", env, "--vs", "heuristic",
+        [sys.executable, "-m", "cardarena.cli", "play", env, "--vs", "heuristic",
          "--seed", "4"],
         input="a\n" * 3000, capture_output=True, text=True, timeout=120,
     )  # fmt: skip

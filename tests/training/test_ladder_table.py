@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from cardarena.training import cli
+from cardarena import cli
 from cardarena.training.exploit import exploit
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "ladder_table.py"

@@ -15,9 +15,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from cardarena.agents.checkpoint_reader import MAGNET  # noqa: E402
+from cardarena.cli import main  # noqa: E402
 from cardarena.envs.core import InvalidConfigError  # noqa: E402
 from cardarena.training.checkpoint import load_checkpoint  # noqa: E402
-from cardarena.training.cli import main  # noqa: E402
 from cardarena.training.train import train  # noqa: E402
 from cardarena.training.train_args import TrainArgs  # noqa: E402
 from cardarena.training.vector_ppo import (  # noqa: E402

@@ -58,7 +58,7 @@ DRIVER = textwrap.dedent(
 
     for module, name in ((os, "replace"), (os, "fsync"), (np, "savez"), (shutil, "rmtree")):
         armed(module, name)
-    from cardarena.training.cli import main
+    from cardarena.cli import main
     sys.exit(main(sys.argv[2:]))
     """
 )
@@ -138,7 +138,7 @@ def test_killed_anywhere_and_resumed_the_run_loses_no_update(tmp_path):
 def test_a_second_train_on_the_same_out_is_refused_naming_the_holder(tmp_path):
     out = tmp_path / "run"
     first = subprocess.Popen(
-        [sys.executable, "-m", "cardarena.training.cli", *BASE, "--steps", "100000000",
+        [sys.executable, "-m", "cardarena.cli", *BASE, "--steps", "100000000",
          "--out", str(out)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
@@ -149,7 +149,7 @@ def test_a_second_train_on_the_same_out_is_refused_naming_the_holder(tmp_path):
             assert time.monotonic() < deadline
             time.sleep(0.05)
         second = subprocess.run(
-            [sys.executable, "-m", "cardarena.training.cli", *TRAIN, "--out", str(out)],
+            [sys.executable, "-m", "cardarena.cli", *TRAIN, "--out", str(out)],
             capture_output=True, text=True, timeout=120,
         )  # fmt: skip
         assert second.returncode == 2
@@ -160,7 +160,7 @@ def test_a_second_train_on_the_same_out_is_refused_naming_the_holder(tmp_path):
         first.wait()
     # The lock died with its holder: the folder is usable again at once.
     again = subprocess.run(
-        [sys.executable, "-m", "cardarena.training.cli", *TRAIN, "--out", str(out),
+        [sys.executable, "-m", "cardarena.cli", *TRAIN, "--out", str(out),
          *(["--resume"] if _has_checkpoint(out) else [])],
         capture_output=True, text=True, timeout=180,
     )  # fmt: skip
@@ -172,7 +172,7 @@ def test_a_copied_run_resumes_and_plays_its_own_snapshots(tmp_path):
 
     first = tmp_path / "first"
     done = subprocess.run(
-        [sys.executable, "-m", "cardarena.training.cli", *BASE, "--steps", str(4 * ROLLOUT),
+        [sys.executable, "-m", "cardarena.cli", *BASE, "--steps", str(4 * ROLLOUT),
          "--out", str(first), "--eval-every", str(2 * ROLLOUT), "--eval-games", "2",
          "--league-eval-games", "2"],
         capture_output=True, text=True, timeout=180,
@@ -182,7 +182,7 @@ def test_a_copied_run_resumes_and_plays_its_own_snapshots(tmp_path):
     shutil.copytree(first, moved)
     shutil.rmtree(first)  # nothing of the original is left to be played by mistake
     again = subprocess.run(
-        [sys.executable, "-m", "cardarena.training.cli", *BASE, "--steps", str(6 * ROLLOUT),
+        [sys.executable, "-m", "cardarena.cli", *BASE, "--steps", str(6 * ROLLOUT),
          "--out", str(moved), "--resume"],
         capture_output=True, text=True, timeout=180,
     )  # fmt: skip

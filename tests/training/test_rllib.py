@@ -270,7 +270,7 @@ def test_cardarena_train_backend_rllib_resumes_and_prints_the_agent_spec(
     two_node_cluster: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The command line a user types: train, refuse to overwrite, resume, play the export."""
-    from cardarena.training.cli import main
+    from cardarena.cli import main
 
     out = tmp_path / "run"
     common = ["train", "promise_war_v0", "--backend", "rllib", "--out", str(out),

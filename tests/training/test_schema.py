@@ -12,8 +12,8 @@ from typing import Literal
 
 import pytest
 
+from cardarena import cli
 from cardarena.envs.core import InvalidConfigError
-from cardarena.training import cli
 from cardarena.training.schema import Number, Pattern, add_dataclass_arguments, meta
 from cardarena.training.train_args import BACKENDS, TrainArgs, backends_of, ignored_by
 
@@ -265,11 +265,13 @@ def _imports(path: Path) -> set[str]:
     return found
 
 
-def test_agents_never_import_training():
-    """Data flows one way: a checkpoint agent reads its folder with agents' own reader."""
+def test_agents_never_import_training_evaluation_or_the_command_line():
+    """Data flows one way: a checkpoint agent reads its folder with agents' own reader, and
+    the terminal prompt (``agents.terminal``) is the command line's to use, not to import."""
+    above = ("cardarena.training", "cardarena.evaluation", "cardarena.cli")
     offenders = {
         str(path.relative_to(ROOT)): sorted(
-            name for name in _imports(path) if name.startswith("cardarena.training")
+            name for name in _imports(path) if name.startswith(above)
         )
         for path in sorted((ROOT / "agents").rglob("*.py"))
     }

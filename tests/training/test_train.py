@@ -24,7 +24,7 @@ TINY = ["--n-steps", "16", "--batch-size", "64", "--n-envs", "4", "--eval-games"
 def _run_cli(args: list[str]) -> str:
     import io
 
-    from cardarena.training.cli import main
+    from cardarena.cli import main
 
     out = io.StringIO()
     assert main(args, out=out) == 0
@@ -331,7 +331,7 @@ def test_resume_after_sigkill_continues_and_loses_nothing(tmp_path):
     from cardarena.training.train import resume_point
 
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "cardarena.training.cli", "train", "promise_war_v0",
+    command = [sys.executable, "-m", "cardarena.cli", "train", "promise_war_v0",
                "--checkpoint-every", "512", "--eval-every", "0", "--out", str(out), "--seed", "3",
                "--n-steps", "32", "--batch-size", "128", "--final-eval-games", "4",
                "--no-progress"]  # fmt: skip

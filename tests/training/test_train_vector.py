@@ -20,9 +20,9 @@ torch = pytest.importorskip("torch")
 
 from cardarena.agents import EnvSpec, make_agent  # noqa: E402
 from cardarena.agents.sb3_state import expected_shapes  # noqa: E402
+from cardarena.cli import main  # noqa: E402
 from cardarena.envs.core import InvalidConfigError  # noqa: E402
 from cardarena.training.checkpoint import load_checkpoint  # noqa: E402
-from cardarena.training.cli import main  # noqa: E402
 from cardarena.training.train import train  # noqa: E402
 from cardarena.training.train_args import TrainArgs  # noqa: E402
 from cardarena.training.vector_ppo import (  # noqa: E402
@@ -249,7 +249,7 @@ def test_bad_vector_flags_are_refused_naming_the_flag(tmp_path, capsys):
 def test_killed_with_sigkill_and_resumed_it_ends_where_the_uninterrupted_run_ends(tmp_path):
     whole = _train(tmp_path / "whole")
     out = tmp_path / "killed"
-    command = [sys.executable, "-m", "cardarena.training.cli", "train", "promise_war_v0",
+    command = [sys.executable, "-m", "cardarena.cli", "train", "promise_war_v0",
                "--out", str(out), "--steps", str(STEPS), *_flags(SMALL)]  # fmt: skip
     rng = np.random.default_rng(19)
     kills = 0

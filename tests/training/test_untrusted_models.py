@@ -23,11 +23,11 @@ import pytest
 
 from cardarena.agents import make_agent
 from cardarena.agents.base import EnvSpec
+from cardarena.cli import main
 from cardarena.envs import make_raw
 from cardarena.envs.core import InvalidConfigError
 from cardarena.evaluation import evaluate
 from cardarena.training.checkpoint import load_checkpoint, save_checkpoint
-from cardarena.training.cli import main
 
 sb3_contrib = pytest.importorskip("sb3_contrib")
 cloudpickle = pytest.importorskip("cloudpickle")
@@ -239,7 +239,7 @@ def _calls(path: Path):
 
 def test_no_unpickling_load_outside_the_documented_places():
     found = set()
-    for folder in ("envs", "agents", "training", "evaluation"):
+    for folder in ("envs", "agents", "training", "evaluation", "cli", "bench"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             relative = path.relative_to(ROOT).as_posix()
             for function, call, node in _calls(path):

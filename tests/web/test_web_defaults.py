@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from cardarena.training.cli_args import ServeArgs
+from cardarena.cli.args import ServeArgs
 from cardarena.web.app import create_app
 
 

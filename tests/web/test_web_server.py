@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from web_helpers import LiveServer
 
+from cardarena.cli.args import ServeArgs
 from cardarena.envs.core import InvalidConfigError
-from cardarena.training.cli_args import ServeArgs
 from cardarena.web import server as web_server
 from cardarena.web.app import create_app
 from cardarena.web.guard import allowed_hosts

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from cardarena.cli.args import ServeArgs
 from cardarena.envs.core import InvalidConfigError
-from cardarena.training.cli_args import ServeArgs
 from cardarena.web.sessions import GameStore, UnknownGame
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "web_api.md"

@@ -86,7 +86,7 @@ class ServeProcess:
 
         import httpx
 
-        command = [sys.executable, "-u", "-m", "cardarena.training.cli", "serve", "--port", "0"]
+        command = [sys.executable, "-u", "-m", "cardarena.cli", "serve", "--port", "0"]
         self.process = subprocess.Popen(
             [*command, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )

@@ -303,7 +303,7 @@ def parser_section(parser: argparse.ArgumentParser, level: int) -> list[str]:
 
 
 def cli_page() -> str:
-    from cardarena.training.cli import build_parser
+    from cardarena.cli import build_parser
 
     with _fixed_terminal():
         parser = build_parser()
@@ -311,7 +311,7 @@ def cli_page() -> str:
         parts = [
             "# Command-line reference",
             "",
-            f"Generated from {md_code('cardarena.training.cli.build_parser()')} when this site "
+            f"Generated from {md_code('cardarena.cli.build_parser()')} when this site "
             f"was built; {md_code('cardarena COMMAND --help')} prints the same. Commands: "
             + ", ".join(f"[{md_code(name)}](#cli-{name})" for name in commands)
             + ".",

@@ -35,6 +35,8 @@ from cardarena.envs.core import CardArenaError
 from cardarena.envs.core.kernels import JIT_ENABLED, random_legal_actions
 from cardarena.envs.vector import has_batched, make_vec
 
+from .engines import decisions_per_second, env_games
+
 LEDUC = "leduc_poker+obs"
 #: Batch sizes of the table.
 SIZES = (64, 256, 1024, 4096)
@@ -96,8 +98,6 @@ def _engine_round(engine: VectorRound, seconds: float, _seed: int) -> float:
 
 
 def env_round(name: str, seconds: float, seed: int) -> float:
-    from .bench import decisions_per_second, env_games
-
     return decisions_per_second(env_games(partial(make, name), seed), seconds, seed)
 
 

@@ -9,14 +9,14 @@ import re
 
 import pytest
 
+from cardarena.cli import main
 from cardarena.evaluation.tournament import run_tournament
 from cardarena.evaluation.tournament_vector import run_vector_tournament
-from cardarena.training import cli
 
 
 def run(argv: list[str]) -> tuple[int, str]:
     out = io.StringIO()
-    return cli.main(argv, out=out), out.getvalue()
+    return main(argv, out=out), out.getvalue()
 
 
 def test_eval_vector_prints_the_ratings_table_and_writes_records(tmp_path):

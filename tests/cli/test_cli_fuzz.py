@@ -20,14 +20,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cardarena import bench
+from cardarena.cli import build_parser, main
+from cardarena.cli import play as play_command
+from cardarena.cli.app import DEBUG_VARIABLE
 from cardarena.envs import ENVS
 from cardarena.evaluation import tournament, tournament_vector
-from cardarena.training import bench, cli, exploit
+from cardarena.training import exploit
 from cardarena.training import train as train_module
 from cardarena.web import server as web_server
 from cardarena.web.configs import read_served_tables
 
-PARSER = cli.build_parser()
+PARSER = build_parser()
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -148,13 +152,13 @@ class _Result:
 def _stub(patch: pytest.MonkeyPatch, work: Path) -> None:
     """Make a valid argument list return at once, in a scratch folder."""
     patch.chdir(work)
-    patch.setenv(cli.DEBUG_VARIABLE, "1")
+    patch.setenv(DEBUG_VARIABLE, "1")
     patch.setattr(train_module, "train", lambda args: work)
     patch.setattr(exploit, "run_exploit", lambda plan, stream=None: {})  # checks, no training
     patch.setattr(tournament, "run_tournament", lambda *args, **kwargs: _Result())
     patch.setattr(tournament_vector, "run_vector_tournament", lambda *a, **k: _Result())
     patch.setattr(bench, "run", bench.check_args)  # the checks, not the measuring
-    patch.setattr(cli, "ask_human", _no_more_input)
+    patch.setattr(play_command, "ask_human", _no_more_input)
     patch.setattr(web_server, "run_server", _serve_checks)
     patch.setattr(sys, "stdin", io.StringIO(""))
 
@@ -181,7 +185,7 @@ def check(argv: list[str]) -> None:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            code = cli.main(argv, out=out)
+            code = main(argv, out=out)
             usage = False
         except SystemExit as stop:
             code, usage = stop.code, True

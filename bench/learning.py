@@ -7,8 +7,8 @@ Each backend runs in the geometry ``cardarena train`` uses by default, so the ta
   ``DEFAULTS`` (``n_steps``, ``batch_size``, ``net_arch``) and the PPO settings of a default
   ``TrainArgs`` (5 epochs); tictactoe_v3 runs through the same ``SingleAgentEnv`` bridge with
   promise_war's settings, as a reference row.
-- **vector**: ``VectorPPO.learn_rollout()`` (``training.vector_ppo``) on a ``LearnerBatch``, with
-  the ``PPOConfig`` that ``cardarena train ENV --backend vector`` builds
+- **vector**: ``VectorPPO.learn_rollout()`` (``cardarena.training.vector_ppo``) on a
+  ``LearnerBatch``, with the ``PPOConfig`` that ``cardarena train ENV --backend vector`` builds
   (``ppo_config(TrainArgs(env=ENV, backend="vector").resolved())``: 1,024 games x 32 steps,
   minibatches of 8,192 (2,048 for Beast Wars and Cardline), the same ``net_arch`` and epochs,
   ``precision`` auto).
@@ -42,7 +42,8 @@ from typing import Any
 from cardarena.envs import ENVS, make
 from cardarena.envs.core import CardArenaError, InvalidConfigError, install_hint
 
-from .bench import LEARN_BACKENDS, REFERENCE, check_args, classic_factory
+from .args import LEARN_BACKENDS, check_args
+from .engines import REFERENCE, classic_factory
 
 #: The peak's product, ``[M, K] x [K, N]``: large enough to keep the matrix units busy, small
 #: enough to stay in cache-friendly blocks as the training products do.
@@ -63,7 +64,7 @@ def learn_backends(args: argparse.Namespace) -> tuple[str, ...]:
 
 def _train_args(name: str, backend: str) -> Any:
     """The resolved default ``TrainArgs`` of ``cardarena train name --backend backend``."""
-    from .train_args import TrainArgs
+    from cardarena.training.train_args import TrainArgs
 
     return TrainArgs(env=name if name in ENVS else REFERENCE_SETTINGS, backend=backend).resolved()
 
@@ -74,8 +75,8 @@ class SB3LearnBench:
     def __init__(self, name: str, env_fn: Callable[[], Any], n_envs: int, seed: int) -> None:
         from stable_baselines3.common.vec_env import DummyVecEnv
 
-        from .ppo import build_model
-        from .single_agent import SingleAgentEnv
+        from cardarena.training.ppo import build_model
+        from cardarena.training.single_agent import SingleAgentEnv
 
         args = _train_args(name, "sb3")
         bench = self
@@ -128,9 +129,9 @@ class VectorLearnBench:
     """One game's ``VectorPPO`` in ``cardarena train --backend vector``'s default geometry."""
 
     def __init__(self, name: str, seed: int) -> None:
-        from .train_vector import ppo_config
-        from .vector_env import LearnerBatch
-        from .vector_ppo import VectorPPO, flops_per_step
+        from cardarena.training.train_vector import ppo_config
+        from cardarena.training.vector_env import LearnerBatch
+        from cardarena.training.vector_ppo import VectorPPO, flops_per_step
 
         self.config = ppo_config(_train_args(name, "vector"))
         self.batch = LearnerBatch(name, self.config.num_envs, seed, ["random"], True, {})
@@ -210,8 +211,8 @@ def measure_learn(args: argparse.Namespace) -> LearnResults:
     """Build every bench, warm each up, then run ``args.rounds`` interleaved rounds."""
     import torch
 
-    from .train_args import TrainArgs
-    from .vector_ppo import PRECISIONS, PPOConfig, flops_per_step
+    from cardarena.training.train_args import TrainArgs
+    from cardarena.training.vector_ppo import PRECISIONS, PPOConfig, flops_per_step
 
     defaults = TrainArgs()
     torch.set_num_threads(defaults.torch_threads)
@@ -248,7 +249,7 @@ def measure_learn(args: argparse.Namespace) -> LearnResults:
     if vector:
         peak_trials(PEAK_TRIALS)
     else:  # the same FLOPs per step on SB3, from its own spaces and the default settings
-        from .train_vector import ppo_config
+        from cardarena.training.train_vector import ppo_config
 
         for name in args.env:
             same: PPOConfig = ppo_config(_train_args(name, "vector"))

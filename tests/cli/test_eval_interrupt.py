@@ -23,7 +23,7 @@ from foreground import (
     working,
 )
 
-from cardarena.training.cli import main
+from cardarena.cli import main
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads workers from /proc")
 

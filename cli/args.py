@@ -1,7 +1,8 @@
-"""The argument schema of the ``cardarena`` subcommands other than ``train`` (``TrainArgs``) and
-``bench`` (``BenchArgs``): one documented dataclass per subcommand, from which
-``schema.add_dataclass_arguments`` generates its flags. A class's first docstring line is the
-subcommand's one-line help, the whole docstring its description.
+"""The flags of the ``cardarena`` subcommands other than ``train`` (``TrainArgs``, the training
+config in ``training.train_args``) and ``bench`` (``BenchArgs``, with the benchmarks): one
+documented dataclass per subcommand, from which ``training.schema.add_dataclass_arguments``
+generates its flags. A class's first docstring line is the subcommand's one-line help, the
+whole docstring its description.
 """
 
 from __future__ import annotations
@@ -9,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .exploit import DEFAULT_GAMES, EVAL_GAMES, EVALUATIONS, STARTS
-from .schema import Number, meta
+from cardarena.training.exploit import DEFAULT_GAMES, EVAL_GAMES, EVALUATIONS, STARTS
+from cardarena.training.schema import Number, meta
 
 #: What the commands' numeric flags allow (checked by argparse, and again in the commands).
 SEED = Number(int, 0, 2**64 - 1)

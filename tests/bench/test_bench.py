@@ -1,5 +1,6 @@
 """``cardarena bench --learn`` (both training backends side by side, the FLOP count behind its
-columns), PettingZoo's tictactoe_v3 through the SB3 bridge, and the bench flags' checks."""
+columns), PettingZoo's tictactoe_v3 through the SB3 bridge, the bench flags' checks, and the
+benchmark scripts run as files the way the Makefile and the docs run them."""
 
 from __future__ import annotations
 
@@ -7,14 +8,17 @@ import argparse
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from cardarena.bench import REFERENCE, main, pettingzoo_classic, run
+from cardarena.bench import engines as engines_bench
 from cardarena.envs.core import InvalidConfigError
-from cardarena.training import bench
-from cardarena.training.bench import REFERENCE, main, pettingzoo_classic, run
 from cardarena.training.single_agent import SingleAgentEnv
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_tictactoe_plays_whole_games_through_the_bridge():
@@ -52,7 +56,7 @@ def test_bench_learn_prints_both_backends_side_by_side():
 
     command = ["bench", "--learn", "--seconds", "0.01", "--rounds", "1", "--env", "promise_war_v0"]
     done = subprocess.run(
-        [sys.executable, "-m", "cardarena.training.cli", *command],
+        [sys.executable, "-m", "cardarena.cli", *command],
         capture_output=True,
         text=True,
         timeout=240,
@@ -114,7 +118,7 @@ def test_flops_per_step_is_what_the_network_computes():
 
 
 def test_the_learn_table_shows_a_backend_that_did_not_run_as_dashes():
-    from cardarena.training.bench_learn import LearnResults, learn_table
+    from cardarena.bench.learning import LearnResults, learn_table
 
     both = LearnResults(3, 1.0, ("sb3", "vector"), precision="bfloat16")
     both.sb3_rates = {REFERENCE: [500.0, 700.0, 600.0], "promise_war_v0": [1000.0, 3000.0, 2000.0]}
@@ -192,7 +196,16 @@ def test_the_script_turns_errors_and_ctrl_c_into_one_line(capsys, monkeypatch):
     def interrupted(*args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(bench, "decisions_per_second", interrupted)
+    monkeypatch.setattr(engines_bench, "decisions_per_second", interrupted)
     with pytest.raises(SystemExit) as stop:
         main(["--seconds", "0.01", "--rounds", "1", "--env"])
     assert stop.value.code == 130 and capsys.readouterr().err.strip().endswith(": stopped")
+
+
+@pytest.mark.parametrize("script", ["throughput.py", "ismcts_time.py", "rllib_throughput.py"])
+def test_the_scripts_run_as_files_from_the_clone(script):
+    """``make bench`` runs ``python bench/throughput.py``; the docs show the other two so."""
+    done = subprocess.run([sys.executable, f"bench/{script}", "--help"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: "), done.stdout

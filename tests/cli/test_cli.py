@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 from helpers import env_names
 
+from cardarena.agents.terminal import ask_human
+from cardarena.cli import build_parser, main
+from cardarena.cli.app import EXTRAS
 from cardarena.envs.core import InvalidConfigError, install_hint
-from cardarena.training import cli
 from cardarena.training.train_args import RULES, TrainArgs
 
 TINY_PW = ["--config", "max_power=3", "decks=[1,2,3,1]"]
@@ -25,7 +27,7 @@ TINY_PW = ["--config", "max_power=3", "decks=[1,2,3,1]"]
 
 def cardarena(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "cardarena.training.cli", *args],
+        [sys.executable, "-m", "cardarena.cli", *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -44,7 +46,7 @@ def subcommands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -
     return found
 
 
-COMMANDS = subcommands(cli.build_parser())
+COMMANDS = subcommands(build_parser())
 
 
 def test_the_walk_finds_every_command():
@@ -55,7 +57,7 @@ def test_the_walk_finds_every_command():
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "cardarena")
 def test_help_on_every_subcommand(command, capsys):
     with pytest.raises(SystemExit) as stop:
-        cli.main([*command, "--help"])
+        main([*command, "--help"])
     assert stop.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith(f"usage: cardarena{''.join(' ' + c for c in command)}")
@@ -199,7 +201,7 @@ def run(argv: list[str], capsys, stdin: str | None = None) -> tuple[int, str, st
     """``main(argv)``: (exit code, stdout, stderr); argparse's exits count as exit codes."""
     out = io.StringIO()
     try:
-        code = cli.main(argv, out=out)
+        code = main(argv, out=out)
     except SystemExit as stop:
         code = stop.code if isinstance(stop.code, int) else 1
     captured = capsys.readouterr()
@@ -310,7 +312,7 @@ def test_num_players_is_refused_for_a_fixed_table(capsys):
 
 def test_a_percent_sign_in_a_field_docstring_is_shown_literally(capsys):
     with pytest.raises(SystemExit):
-        cli.main(["train", "--help"])
+        main(["train", "--help"])
     assert "drifted to 15-39%" in " ".join(capsys.readouterr().out.split())
 
 
@@ -357,7 +359,7 @@ def test_known_failures_are_one_clean_line(argv, message, capsys):
 def test_a_superscript_digit_at_the_prompt_only_asks_again():
     answers = iter(["²", "\u0661", "1", "a"])
     out = io.StringIO()
-    assert cli.ask_human("> ", ["x", "y"], lambda _: next(answers), out) == 0
+    assert ask_human("> ", ["x", "y"], lambda _: next(answers), out) == 0
     assert "'²' is not a move" in out.getvalue() and "'\u0661' is not a move" in out.getvalue()
     assert "'1' is not a move" in out.getvalue()  # a number is never a menu choice
 
@@ -407,13 +409,13 @@ def interrupted(*args, **kwargs):
 @pytest.mark.parametrize(
     ("argv", "target", "message"),
     [
-        (["list"], "cardarena.training.cli.cmd_list", "stopped"),
+        (["list"], "cardarena.cli.list.cmd_list", "stopped"),
         (["rules", "cardline_v0"], "cardarena.envs.rules_docs.rules_text", "stopped"),
         (["serve"], "cardarena.web.server.run_server",
          "stopped; the server is down and its games are gone"),
-        (["play", "promise_war_v0", *TINY_PW], "cardarena.training.cli.ask_human",
+        (["play", "promise_war_v0", *TINY_PW], "cardarena.cli.play.ask_human",
          "stopped; the game was not finished"),
-        (["play", "promise_war_v0", "--record", "r.jsonl"], "cardarena.training.cli.ask_human",
+        (["play", "promise_war_v0", "--record", "r.jsonl"], "cardarena.cli.play.ask_human",
          "stopped; the game was not finished and was not recorded"),
         (["eval", "promise_war_v0", "random", "heuristic"],
          "cardarena.evaluation.tournament.run_tournament", "stopped; no results"),
@@ -423,7 +425,7 @@ def interrupted(*args, **kwargs):
          "cardarena.evaluation.tournament_vector.run_vector_tournament",
          "stopped; no results written"),
         (["replay", "r.jsonl"], "cardarena.evaluation.records.read_records", "stopped"),
-        (["bench"], "cardarena.training.bench.run", "stopped; no table printed"),
+        (["bench"], "cardarena.bench.run", "stopped; no table printed"),
         (["train", "promise_war_v0"], "cardarena.training.train.train",
          "stopped; continue from the last checkpoint with the same command and --resume"),
         (["export", "ck", "p.npz"], "cardarena.training.export.export_checkpoint",
@@ -466,7 +468,7 @@ def test_curves_without_matplotlib_names_the_extra(capsys, monkeypatch, tmp_path
 
 
 def test_bench_without_pygame_names_the_extra(capsys, monkeypatch):
-    from cardarena.training import bench
+    from cardarena.bench import engines
 
     def classic_without_pygame(name):  # what PettingZoo raises when pygame is missing
         import_error = ImportError("No module named 'pygame'", name="pygame")
@@ -474,7 +476,7 @@ def test_bench_without_pygame_names_the_extra(capsys, monkeypatch):
 
     # PettingZoo's registry keeps envs it loaded earlier in the run, so a missing pygame is
     # simulated where bench asks for the env rather than in sys.modules.
-    monkeypatch.setattr(bench, "pettingzoo_classic", classic_without_pygame)
+    monkeypatch.setattr(engines, "pettingzoo_classic", classic_without_pygame)
     code, _, err = run(["bench", "--seconds", "0.01", "--rounds", "1", "--env"], capsys)
     assert code == 2 and len(err.splitlines()) == 1, err
     assert "needs pygame (in the 'dev' extra): .venv/bin/pip install -c .ci/constraints" in err
@@ -491,12 +493,13 @@ def test_every_install_hint_names_a_declared_extra_and_works_from_the_clone():
         "optional-dependencies"
     ]
     assert (root / ".ci" / "constraints.txt").is_file()
-    for extra in {*cli.EXTRAS.values(), "web", "train", "plot", "dev"}:
+    for extra in {*EXTRAS.values(), "web", "train", "plot", "dev"}:
         assert extra in extras, extra
         assert install_hint(extra) == (
             f".venv/bin/pip install -c .ci/constraints.txt -e '.[{extra}]' in the cardarena clone"
         )
     sources = [*root.glob("training/**/*.py"), *root.glob("evaluation/**/*.py"),
+               *root.glob("cli/**/*.py"), *root.glob("bench/**/*.py"),
                *root.glob("agents/**/*.py"), *root.glob("web/**/*.py"), *root.glob("envs/**/*.py"),
                *root.glob("docs/**/*.md"), root / "README.md"]  # fmt: skip
     for source in sources:
@@ -508,11 +511,11 @@ def test_an_unexpected_error_is_one_line_or_with_debug_the_traceback(capsys, mon
     def broken(args, out):
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr(cli, "cmd_list", broken)
+    monkeypatch.setattr("cardarena.cli.list.cmd_list", broken)
     code, _, err = run(["list"], capsys)
     assert code == 1
     assert "internal error (ZeroDivisionError: a bug); please report it" in err
     assert "CARDARENA_DEBUG=1" in err and len(err.splitlines()) == 1
     monkeypatch.setenv("CARDARENA_DEBUG", "1")
     with pytest.raises(ZeroDivisionError):
-        cli.main(["list"])
+        main(["list"])

@@ -1,0 +1,10 @@
+"""``python -m cardarena.cli``: the ``cardarena`` command."""
+
+from __future__ import annotations
+
+import sys
+
+from .app import main
+
+if __name__ == "__main__":
+    sys.exit(main())
