@@ -167,7 +167,7 @@ def _score_rows(observations: np.ndarray, masks: np.ndarray, seats: np.ndarray,
     draw = np.empty((NUM_CARD_KINDS, NUM_CARD_KINDS))
     deck = np.empty(NUM_CARD_KINDS)
     rest = np.empty(NUM_CARD_KINDS)
-    legal = np.empty(NUM_ACTIONS, np.int64)
+    legal = np.zeros(NUM_ACTIONS, np.int64)  # zeros: entries past a row's count read as 0
     values = np.empty(NUM_ACTIONS)
     owner = np.empty(NUM_CELLS, np.int64)
     piece = np.empty(NUM_CELLS, np.int64)

@@ -8,6 +8,9 @@ batched heuristic against the scalar one, and JIT against plain Python.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections import Counter
 from typing import Any
 
@@ -23,7 +26,14 @@ from cardarena.agents.heuristics.batched_beast_wars import (
 )
 from cardarena.agents.heuristics.beast_wars import BeastWarsStrategy
 from cardarena.envs import make_raw
-from cardarena.envs.beast_wars.batched import O_CARDS, O_PHASE, BatchedBeastWars
+from cardarena.envs.beast_wars.batched import (
+    O_CARDS,
+    O_CHARACTER,
+    O_FACE,
+    O_OWNER,
+    O_PHASE,
+    BatchedBeastWars,
+)
 from cardarena.envs.beast_wars.rules import (
     ATTACK_BASE,
     CALLED_OFF,
@@ -31,8 +41,10 @@ from cardarena.envs.beast_wars.rules import (
     DEFENDER,
     DRAW,
     FALL,
+    MAX_FACTION,
     NO_PIECE,
     NUM_ACTIONS,
+    NUM_CELLS,
     PASS,
     PICK_BASE,
     PLAY,
@@ -338,10 +350,13 @@ def test_batched_heuristic_equals_the_scalar_one(
 
 
 def test_pairwise_sum_is_numpys() -> None:
+    """Bit for bit, for every count a row can have (0..256 card pairs), on values spread
+    over six orders of magnitude so that summing in another order shows in the last bits."""
     rng = np.random.default_rng(0)
     for count in range(257):
-        values = rng.random(256) * 10.0 ** rng.uniform(-3, 1, 256)
-        assert _pairwise_sum(values, count) == values[:count].sum()
+        for _ in range(20):
+            values = rng.random(256) * 10.0 ** rng.uniform(-3, 3, 256)
+            assert _pairwise_sum(values, count) == values[:count].sum(), count
 
 
 @pytest.fixture
@@ -420,32 +435,99 @@ def scalar_and_batched_scores(
     np.testing.assert_array_equal(got[actions], values)
 
 
-def test_batched_scores_are_the_scalar_ones_at_every_edge(scalar_choices) -> None:
-    """Not only the action drawn: every candidate and its score, bit for bit, in positions
-    of real play, then with the cards left moved to each edge of the draw odds and with the
-    legal set cut to one kind of action (the pass alone, attacks alone, ...)."""
-    spec = EnvSpec(ENV)
-    scalar, batched = BeastWarsStrategy(spec), BatchedBeastWarsHeuristic(spec)
+def without_enemies(observation: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The position with every enemy piece lifted off the board (the board as a seat sees it
+    when all the enemy's pieces wait in reserve), attacks no longer legal."""
+    edited, cut = (
+        observation.copy(),
+        mask & ~((_ACTIONS >= ATTACK_BASE) & (_ACTIONS < REINFORCE_BASE)),
+    )
+    for cell in range(NUM_CELLS):
+        if edited[O_OWNER + cell * 3 + 2]:
+            edited[O_OWNER + cell * 3 : O_OWNER + cell * 3 + 3] = (1, 0, 0)
+            edited[O_CHARACTER + cell * MAX_FACTION : O_CHARACTER + (cell + 1) * MAX_FACTION] = 0
+            edited[O_FACE + cell * 2 : O_FACE + cell * 2 + 2] = 0
+    return edited, cut
+
+
+def edge_positions() -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """Positions of real play, then play positions with the cards left moved to each edge of
+    the draw odds, with the legal set cut to one kind of action (the pass alone, attacks
+    alone, ...) and with no enemy on the board."""
     positions = played_positions(games=12, steps=90, seed=4)
     play = [p for p in positions if np.argmax(p[0][O_PHASE : O_PHASE + 3]) == PLAY]
     assert len(positions) > 1000 and len(play) > 500
-    for observation, mask, seat in positions:
-        scalar_and_batched_scores(scalar, batched, scalar_choices, observation, mask, seat)
+    edges = list(positions)
     for deck, discards in CARDS_LEFT.values():
         for observation, mask, seat in play[::7]:
             edited = observation.copy()
             edited[O_CARDS : O_CARDS + 32] = 0
             np.add.at(edited, O_CARDS + np.array(deck, np.int64), 1)
             np.add.at(edited, O_CARDS + 16 + np.array(discards, np.int64), 1)
-            scalar_and_batched_scores(scalar, batched, scalar_choices, edited, mask, seat)
+            edges.append((edited, mask, seat))
     cut = Counter()
     for name, keep in ONLY.items():
         for observation, mask, seat in play[::3]:
-            only = keep(mask)
-            if only.any():
-                scalar_and_batched_scores(scalar, batched, scalar_choices, observation, only, seat)
+            if keep(mask).any():
+                edges.append((observation, keep(mask), seat))
                 cut[name] += 1
     assert min(cut[name] for name in ONLY) > 5, cut
+    for observation, mask, seat in play[::5]:
+        edited, moves = without_enemies(observation, mask)
+        if moves.any():
+            edges.append((edited, moves, seat))
+            cut["no enemy"] += 1
+    assert cut["no enemy"] > 5, cut
+    return edges
+
+
+#: The strategy's defaults and another setting of each parameter (every term weighed apart).
+PARAMETERS = [{}, {"attack_margin": 0.3, "push": 0.4, "caution": 0.5}]
+
+
+@pytest.mark.parametrize("parameters", PARAMETERS, ids=["defaults", "other"])
+def test_batched_scores_are_the_scalar_ones_at_every_edge(scalar_choices, parameters) -> None:
+    """Not only the action drawn: every candidate and its score, bit for bit, in each of
+    ``edge_positions``, one row at a time; and all of them in one call give the same rows."""
+    spec = EnvSpec(ENV)
+    scalar = BeastWarsStrategy(spec, **parameters)
+    batched = BatchedBeastWarsHeuristic(spec, **parameters)
+    positions = edge_positions()
+    for observation, mask, seat in positions:
+        scalar_and_batched_scores(scalar, batched, scalar_choices, observation, mask, seat)
+    rows, masks, seats = (np.array(column) for column in zip(*positions, strict=True))
+    singles = [batched.scores(o[None], m[None], np.array([s]))[0] for o, m, s in positions]
+    np.testing.assert_array_equal(batched.scores(rows, masks, seats), np.array(singles))
+
+
+def test_plain_python_gives_the_jits_scores_bit_for_bit(tmp_path) -> None:
+    """The compiled loop reads and writes fixed-size buffers without bounds checks; run as
+    plain Python (``CARDARENA_JIT=0``) every index is checked, and the scores must be the
+    same bits, so a buffer too small or an index past its end fails here."""
+    batched = BatchedBeastWarsHeuristic(EnvSpec(ENV), caution=0.5)
+    positions = edge_positions()[::4]
+    rows, masks, seats = (np.array(column) for column in zip(*positions, strict=True))
+    np.savez(tmp_path / "rows.npz", rows=rows, masks=masks, seats=seats)
+    script = (
+        "import sys, numpy as np\n"
+        "from cardarena.agents import EnvSpec\n"
+        "from cardarena.agents.heuristics import batched_beast_wars as b\n"
+        "from cardarena.envs.core.kernels import JIT_ENABLED\n"
+        "assert not JIT_ENABLED\n"
+        "d = np.load(sys.argv[1])\n"
+        "h = b.BatchedBeastWarsHeuristic(EnvSpec('beast_wars_v0'), caution=0.5)\n"
+        "np.save(sys.argv[2], h.scores(d['rows'], d['masks'], d['seats']))\n"
+        "for count in range(257):\n"
+        "    values = np.random.default_rng(count).random(256)\n"
+        "    assert b._pairwise_sum(values, count) == values[:count].sum(), count\n"
+    )
+    env = {**os.environ, "CARDARENA_JIT": "0"}
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "rows.npz"), str(tmp_path / "out.npy")],
+        env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    np.testing.assert_array_equal(np.load(tmp_path / "out.npy"), batched.scores(rows, masks, seats))
 
 
 def test_a_row_without_a_legal_action_is_named() -> None:
