@@ -3,7 +3,13 @@ protocol (v2: ``act`` plus a ``start_game(seat, env_spec)`` hook, an own seeded 
 a spec string). ``make_agent(spec)`` builds one per seat.
 
 ``MaskablePolicyAgent`` needs the ``train`` extra only when a model is given to it.
+``cardarena.agents.vector`` holds the vector forms (many games' rows per call); its old name
+``cardarena.agents.batched`` still imports, with a ``DeprecationWarning``.
 """
+
+from typing import TYPE_CHECKING
+
+from cardarena.envs.core.moved import deprecate
 
 from .base import (
     Agent,
@@ -34,6 +40,10 @@ from .pretrained import PretrainedAgent
 from .random_agent import RandomAgent
 from .rows_parallel import search_jobs
 from .specs import AGENT_SPECS, make_agent, parse_spec, per_seat, register_agent
+
+if not TYPE_CHECKING:
+    # The old word for the vector forms, "batched" (cardarena.envs.core.moved).
+    __getattr__ = deprecate(__name__, modules={f"{__name__}.batched": f"{__name__}.vector"})
 
 __all__ = [
     "AGENT_SPECS",

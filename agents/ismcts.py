@@ -55,8 +55,8 @@ determinizations per decision; ``c`` the UCB1 exploration constant, >= 0, 1.4 = 
 0.7 on [0, 1] rewards scaled to the games' [-1, 1] returns). The seed is the harness's
 (``make_agent(spec, seed)``; tournaments and records reseed every game). It plays in the
 scalar harnesses (eval without ``--vector`` or ``--field``, play, serve, tournaments, the
-records) and row by row on the batched engine only where the caller passes ``state_of``
-(``agents.batched``). ``bench/ismcts_time.py`` measures the time per decision. A harness
+records) and row by row on the vector engine only where the caller passes ``state_of``
+(``agents.vector``). ``bench/ismcts_time.py`` measures the time per decision. A harness
 with a time budget sets ``should_stop`` (``agents.table.Table`` does for the web table): the
 search then ends early with the most visited action so far, so such a decision depends on
 timing too.

@@ -1,6 +1,6 @@
 """A search agent's rows on worker processes, with the very same moves as on one.
 
-A search agent (``ismcts``) has no batched form: ``RowsAgent`` plays it one row at a time, tens
+A search agent (``ismcts``) has no vector form: ``RowsAgent`` plays it one row at a time, tens
 of ms of one core per move, and as a best response's opponent (``cardarena exploit``) that is
 nearly all of the time. Inside ``search_jobs(n)`` a ``RowsAgent`` of a search agent hands its
 rows to ``n`` worker processes instead. Each (slot, seat)'s agent lives in one worker (dealt

@@ -5,7 +5,7 @@
 
 - ``engines`` (the default): random-play decisions per second of every env beside
   PettingZoo's own classic envs, and of the rules state alone;
-- ``vector`` (``--vector``): the batched engines beside OpenSpiel's leduc_poker and each
+- ``vector`` (``--vector``): the vector engines beside OpenSpiel's leduc_poker and each
   game's ``env()``, at several batch sizes;
 - ``learning`` (``--learn``): training steps per second of both PPO backends in ``cardarena
   train``'s default geometry, MaskablePPO ``learn()`` (``--backend sb3``, with tictactoe_v3 as

@@ -45,7 +45,7 @@ class BenchArgs:
     )
     """The training backends --learn measures (default both, in one run)."""
     vector: bool = False
-    """The batched engines (make_vec) beside OpenSpiel's leduc_poker and each env()."""
+    """The vector engines (make_vec) beside OpenSpiel's leduc_poker and each env()."""
     num_envs: list[int] = field(
         default_factory=lambda: [64, 256, 1024, 4096],
         metadata=meta(nargs="+", rule=NUM_ENVS, metavar="N"),

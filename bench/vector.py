@@ -1,4 +1,4 @@
-"""``cardarena bench --vector``: the batched engines beside OpenSpiel and the games' own env().
+"""``cardarena bench --vector``: the vector engines beside OpenSpiel and the games' own env().
 
 In one process on one core, rounds interleave every candidate so that load on a noisy machine
 hits all alike, and the table reports medians:
@@ -33,7 +33,7 @@ import numpy as np
 from cardarena.envs import make
 from cardarena.envs.core import CardArenaError
 from cardarena.envs.core.kernels import JIT_ENABLED, random_legal_actions
-from cardarena.envs.vector import has_batched, make_vec
+from cardarena.envs.vector import has_vector, make_vec
 
 from .engines import decisions_per_second, env_games
 
@@ -131,9 +131,9 @@ def batch_memory(name: str, num_envs: int = 4096) -> int:
 def run_vector(names: list[str], seconds: float, rounds: int, sizes: tuple[int, ...] = SIZES,
                print_line: Callable[[str], Any] = print) -> dict[str, float]:  # fmt: skip
     """Measure and print the table; returns the median rate per row label."""
-    names = [name for name in names if has_batched(name)]
+    names = [name for name in names if has_vector(name)]
     if not names:
-        raise CardArenaError("bench --vector: none of the chosen envs has a batched engine")
+        raise CardArenaError("bench --vector: none of the chosen envs has a vector engine")
     candidates: dict[str, Callable[[float, int], float]] = {}
     try:
         import pyspiel  # noqa: F401
@@ -179,7 +179,7 @@ def run_vector(names: list[str], seconds: float, rounds: int, sizes: tuple[int, 
         print_line(f"write bandwidth ({width}-float rows x4096): {rate / 1e9:.1f} GB/s")
     print_line(
         f"({rounds} interleaved rounds of {seconds:g} s each, one process, one core; JIT "
-        f"{'on (numba)' if JIT_ENABLED else 'OFF: install the fast extra (numba)'}; batched: "
+        f"{'on (numba)' if JIT_ENABLED else 'OFF: install the fast extra (numba)'}; vector: "
         "time in step() with random legal actions, observation rows and masks for the seat "
         "to act included, finished games not counted; 'of write limit': decisions/s over "
         "the rows/s the measured bandwidth allows)"

@@ -111,12 +111,12 @@ class EvalArgs:
     quiet: bool = False
     """No progress bar."""
     vector: bool = False
-    """Play each pairing's games side by side on the batched engine (--jobs: pairings in
-    parallel; every agent needs a batched form; records without actions)."""
+    """Play each pairing's games side by side on the vector engine (--jobs: pairings in
+    parallel; every agent needs a vector form; records without actions)."""
     # Last: below this line the name ``field`` is this attribute, not dataclasses.field.
     field: str | None = field(default=None, metadata=meta(metavar="SPEC"))
     """Play each listed agent alone against SPEC in every other seat, seats rotated, on the
-    batched engine; prints each agent's win/draw/loss with the 95% interval of its win share
+    vector engine; prints each agent's win/draw/loss with the 95% interval of its win share
     (--games N per agent; --out: field.json)."""
 
 
@@ -169,11 +169,11 @@ class CurvesArgs:
 class ExploitArgs:
     """approximate exploitability: train a best response to AGENT and measure what it wins.
 
-    PPO on the batched engine (extra 'train') learns against the frozen AGENT in every other
+    PPO on the vector engine (extra 'train') learns against the frozen AGENT in every other
     seat, seats rotated. An agent with a network (pretrained, an exported .npz, a checkpoint
     folder) gets two starts, warm-started from its own weights and from scratch (--start
     both); any other agent (heuristic, random, a search agent, played row by row and slowly
-    when it has no batched form) from scratch, or with --warm-from SPEC from another agent's
+    when it has no vector form) from scratch, or with --warm-from SPEC from another agent's
     network. Each final network is then measured on
     --games fresh games against AGENT. The approximate exploitability is the best
     response's win rate (wins / games) with its 95% Wilson interval, and for two-player
@@ -224,7 +224,7 @@ class ExploitArgs:
     progress: bool = True
     """A counter line on stderr while training (``--no-progress``: none)."""
     jobs: int = field(default=1, metadata=meta(rule=JOBS, metavar="J"))
-    """Worker processes that make a search agent's moves (it has no batched form): the same
+    """Worker processes that make a search agent's moves (it has no vector form): the same
     moves and results for every J, in about 1/J of the time on J free cores."""
     resume: bool = False
     """Continue a run cut short in --out (same command): each start from its last checkpoint,

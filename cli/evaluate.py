@@ -1,5 +1,5 @@
 """``cardarena eval``: a round-robin tournament of agents with ratings (``--vector`` on the
-batched engine), or with ``--field`` each agent alone against one field on the same deals."""
+vector engine), or with ``--field`` each agent alone against one field on the same deals."""
 
 from __future__ import annotations
 
@@ -85,8 +85,8 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
 
 def _check_field(args: argparse.Namespace, env_spec: EnvSpec, seat: str) -> None:
     """``eval --field``: the field plays this env, the agents are distinct, every one has a
-    batched form, and no tournament flag is given that the field would ignore."""
-    from cardarena.agents.batched import batched_agent
+    vector form, and no tournament flag is given that the field would ignore."""
+    from cardarena.agents.vector import vector_agent
 
     if args.jobs != 1:
         raise InvalidConfigError(f"--field plays in one process; drop --jobs {args.jobs}")
@@ -97,11 +97,11 @@ def _check_field(args: argparse.Namespace, env_spec: EnvSpec, seat: str) -> None
     missing = [
         spec
         for spec in dict.fromkeys([*args.agents, args.field])
-        if batched_agent(make_agent(spec, seed=0), env_spec) is None
+        if vector_agent(make_agent(spec, seed=0), env_spec) is None
     ]
     if missing:
         raise InvalidConfigError(
-            f"--field needs agents with a batched form (random, heuristic, pretrained, .npz "
+            f"--field needs agents with a vector form (random, heuristic, pretrained, .npz "
             f"exports, checkpoints); {', '.join(map(shown, missing))} has none"
         )
 
@@ -111,12 +111,12 @@ def _eval_field(
 ) -> int:
     """Each agent alone against ``--field`` (``evaluate_vector``), one line per agent; all on
     the same deals (one seed), so the agents are compared on the same games."""
-    from cardarena.evaluation.evaluate_vector import FieldResult, evaluate_batched
+    from cardarena.evaluation.evaluate_vector import FieldResult, evaluate_on_vector
 
     players = len(env_spec.make_raw().possible_agents)
     results = []
     for spec in args.agents:
-        result = evaluate_batched(env_spec, spec, args.field, args.games, seed=args.seed)
+        result = evaluate_on_vector(env_spec, spec, args.field, args.games, seed=args.seed)
         entry = FieldResult(spec, args.field, players, args.seed, env_spec.config, result)
         results.append(entry)
         print(printable(entry.line(), 10_000), file=out)

@@ -5,18 +5,21 @@ Every game gets in through ``register_env(name, module)``, which checks the modu
 registers it in PettingZoo's own registry (PettingZoo >= 1.27) as ``cardarena/<game>-v<N>``,
 so ``pettingzoo.make("aec", "cardarena/promise_war-v0")`` works. A new game is one
 ``register_env`` line below (docs/adding_a_game.md says what its module must hold). A module
-may also name its batched engine, ``BATCHED = "package.module:Class"`` (``cardarena.envs.vector``).
+may also name its vector engine, ``VECTOR = "package.module:Class"`` (``cardarena.envs.vector``);
+its old name ``BATCHED`` still works, with a ``DeprecationWarning`` at ``register_env``.
 """
 
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import beast_wars_v0, cardline_v0, ironman_war_v0, promise_war_v0
 from .core import CardArenaError, GameAECEnv, IllegalActionError, InvalidConfigError
+from .core.moved import deprecate
 from .core.parallel import parallel_env_factory
 
 #: Env name -> its versioned module (``<game>_v<N>``). Filled only by ``register_env``.
@@ -27,8 +30,8 @@ _LISTENERS: list[Callable[[str, ModuleType], None]] = []
 
 #: ``<game>_v<N>``: lower-case words joined by ``_``, then the version (PettingZoo's style).
 ENV_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*_v[0-9]+")
-#: ``BATCHED = "package.module:Class"``: where an env's batched engine is (optional).
-BATCHED_TARGET = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
+#: ``VECTOR = "package.module:Class"``: where an env's vector engine is (optional).
+VECTOR_TARGET = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 #: Keys every env's class-level ``metadata`` holds (``env_metadata`` writes them all).
 METADATA_KEYS = (
     "name",
@@ -49,6 +52,13 @@ def register_env(name: str, module: ModuleType) -> ModuleType:
     Returns ``module``.
     """
     check_env_module(name, module)
+    if getattr(module, "VECTOR", None) is None and getattr(module, "BATCHED", None) is not None:
+        warnings.warn(
+            f"{module.__name__}.BATCHED is the old name of VECTOR (its vector engine): name it "
+            "VECTOR (BATCHED will be removed)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
     registered = ENVS.get(name)
     if registered is not None and registered is not module:
         raise InvalidConfigError(
@@ -122,10 +132,10 @@ def check_env_module(name: str, module: ModuleType) -> None:
                 problems.append(f"raw_env.metadata lacks {', '.join(map(repr, missing))}")
             elif metadata["name"] != name:
                 problems.append(f"raw_env.metadata['name'] is {metadata['name']!r}, not {name!r}")
-    batched = getattr(module, "BATCHED", None)
-    if batched is not None and not (isinstance(batched, str) and BATCHED_TARGET.fullmatch(batched)):
+    vector = vector_target(module)
+    if vector is not None and not (isinstance(vector, str) and VECTOR_TARGET.fullmatch(vector)):
         problems.append(
-            f"its BATCHED is {batched!r}, not 'package.module:Class' (a BatchedRules subclass,"
+            f"its VECTOR is {vector!r}, not 'package.module:Class' (a VectorRules subclass,"
             " imported when make_vec first needs it)"
         )
     doc = getattr(module, "__doc__", None) or ""
@@ -133,6 +143,13 @@ def check_env_module(name: str, module: ModuleType) -> None:
         problems.append("its docstring has no '# Title' line (set __doc__ from the env module)")
     if problems:
         raise InvalidConfigError(f"cannot register {where} as an env: " + "; ".join(problems))
+
+
+def vector_target(module: ModuleType) -> Any:
+    """What the env ``module`` declares as its vector engine (``"package.module:Class"``), or
+    None: its ``VECTOR``, else ``BATCHED``, the old name (``register_env`` warns about it)."""
+    declared = getattr(module, "VECTOR", None)
+    return getattr(module, "BATCHED", None) if declared is None else declared
 
 
 def _declared(raw: type, attribute: str) -> Any:
@@ -196,6 +213,17 @@ register_env("beast_wars_v0", beast_wars_v0)
 register_env("cardline_v0", cardline_v0)
 register_env("ironman_war_v0", ironman_war_v0)
 register_env("promise_war_v0", promise_war_v0)
+
+if not TYPE_CHECKING:
+    # The vector engines' old word, "batched" (cardarena.envs.core.moved).
+    __getattr__ = deprecate(
+        __name__,
+        modules={
+            f"{__name__}.{game}.batched": f"{__name__}.{game}.vector"
+            for game in ("beast_wars", "cardline", "ironman_war", "promise_war")
+        },
+        names={"BATCHED_TARGET": "VECTOR_TARGET"},
+    )
 
 __all__ = [
     "ENVS",

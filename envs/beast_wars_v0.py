@@ -9,4 +9,4 @@ __doc__ = _module.__doc__
 parallel_env = parallel_env_factory(env)
 
 __all__ = ["env", "parallel_env", "raw_env"]
-BATCHED = "cardarena.envs.beast_wars.batched:BatchedBeastWars"
+VECTOR = "cardarena.envs.beast_wars.vector:VectorBeastWars"

@@ -5,7 +5,7 @@ from .cardline.env import env, raw_env
 from .core.parallel import parallel_env_factory
 
 __doc__ = _module.__doc__
-BATCHED = "cardarena.envs.cardline.batched:BatchedCardline"
+VECTOR = "cardarena.envs.cardline.vector:VectorCardline"
 parallel_env = parallel_env_factory(env)
 
 __all__ = ["env", "parallel_env", "raw_env"]

@@ -4,7 +4,7 @@ from .core.parallel import parallel_env_factory
 from .ironman_war import env as _module
 from .ironman_war.env import env, raw_env
 
-BATCHED = "cardarena.envs.ironman_war.batched:BatchedIronManWar"
+VECTOR = "cardarena.envs.ironman_war.vector:VectorIronManWar"
 __doc__ = _module.__doc__
 parallel_env = parallel_env_factory(env)
 

@@ -4,7 +4,7 @@ from .core.parallel import parallel_env_factory
 from .promise_war import env as _module
 from .promise_war.env import env, raw_env
 
-BATCHED = "cardarena.envs.promise_war.batched:BatchedPromiseWar"
+VECTOR = "cardarena.envs.promise_war.vector:VectorPromiseWar"
 
 __doc__ = _module.__doc__
 parallel_env = parallel_env_factory(env)

@@ -1,9 +1,9 @@
 """How agents are measured: games between agents, match records and their replays,
 tournaments with ratings, and the statistics behind them (win rates, intervals, ratings).
 
-``evaluate`` plays one agent against another; ``evaluate_vector`` does it on the batched
+``evaluate`` plays one agent against another; ``evaluate_vector`` does it on the vector
 engine. ``records`` writes each game as a self-describing JSON line that ``replay`` replays
-move by move without any agent. ``tournament`` (and ``tournament_vector`` on the batched
+move by move without any agent. ``tournament`` (and ``tournament_vector`` on the vector
 engine) plays round robins, ``tournament_results`` turns their games into pair statistics and
 ratings, and ``stats`` holds the Wilson interval and Bradley-Terry ratings. Everything here
 needs only the core dependencies (heat maps: the ``plot`` extra).

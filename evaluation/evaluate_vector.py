@@ -1,6 +1,6 @@
-"""One agent against a field of one opponent, on the batched engine: ``evaluate`` in bulk.
+"""One agent against a field of one opponent, on the vector engine: ``evaluate`` in bulk.
 
-``evaluate_batched`` counts what ``evaluate`` (``evaluate`` module) counts, the evaluated
+``evaluate_on_vector`` counts what ``evaluate`` (``evaluate`` module) counts, the evaluated
 agent's wins, draws, losses and truncated games with seats rotated game by game, but plays up
 to ``max_batch`` games side by side on ``make_vec``, every agent acting for all its rows in one
 call. It serves two needs the scalar loop and the tournaments do not:
@@ -20,14 +20,15 @@ decides which slot deals which game) replays exactly.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from cardarena.agents import EnvSpec
-from cardarena.agents.batched import as_batched
+from cardarena.agents.vector import as_vector
 from cardarena.envs.core import InvalidConfigError
 from cardarena.envs.core.aec import NORMALIZE_OBSERVATION, check_seed
+from cardarena.envs.core.moved import deprecate
 from cardarena.envs.core.validation import check_bool
 from cardarena.envs.vector import make_vec
 
@@ -40,7 +41,7 @@ MAX_BATCH = 4096
 _SEED_TAG = 0xF1E1D
 
 
-def evaluate_batched(
+def evaluate_on_vector(
     env_spec: EnvSpec,
     agent: Any,
     opponent: Any,
@@ -51,7 +52,7 @@ def evaluate_batched(
     """``agent`` alone against ``opponent`` in every other seat for ``games`` games.
 
     ``agent`` and ``opponent`` are agent spec strings, scalar ``Agent``\\ s or
-    ``BatchedAgent``\\ s (``as_batched``: without a batched form an agent plays row by row,
+    ``VectorAgent``\\ s (``as_vector``: without a vector form an agent plays row by row,
     slowly); the one opponent object plays every other seat and tells them apart by the
     ``seats`` it is given. Game ``g`` seats the agent at seat ``g % num_players``. The batch
     has ``B = min(games, max_batch)`` slots and slot ``s`` plays games ``s, s + B, s + 2B
@@ -74,8 +75,8 @@ def evaluate_batched(
     spec = EnvSpec(env_spec.name, config)
     slots = min(games, max_batch)
     venv = make_vec(spec.name, slots, seed=derive_seed(_SEED_TAG, seed, 0), **config)
-    me = as_batched(agent, spec, state_of=venv.state_of)
-    field = as_batched(opponent, spec, state_of=venv.state_of)
+    me = as_vector(agent, spec, state_of=venv.state_of)
+    field = as_vector(opponent, spec, state_of=venv.state_of)
     players = venv.num_players
     rng = np.random.default_rng(derive_seed(_SEED_TAG, seed, 1))
 
@@ -140,7 +141,7 @@ def win_share(result: MatchResult) -> tuple[float, float, float]:
 
 @dataclass(frozen=True)
 class FieldResult:
-    """One agent's ``evaluate_batched`` against a field, as ``cardarena eval --field`` prints
+    """One agent's ``evaluate_on_vector`` against a field, as ``cardarena eval --field`` prints
     it and writes it to ``field.json``."""
 
     agent: str
@@ -190,4 +191,8 @@ def _positive(value: Any, name: str) -> int:
     return int(value)
 
 
-__all__ = ["MAX_BATCH", "FieldResult", "evaluate_batched", "win_share"]
+if not TYPE_CHECKING:
+    # The old names, from before "vector" replaced "batched" (cardarena.envs.core.moved).
+    __getattr__ = deprecate(__name__, names={"evaluate_batched": "evaluate_on_vector"})
+
+__all__ = ["MAX_BATCH", "FieldResult", "evaluate_on_vector", "win_share"]

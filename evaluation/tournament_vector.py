@@ -1,7 +1,7 @@
-"""Tournaments on the batched engine: every game of a pairing in one ``make_vec`` batch.
+"""Tournaments on the vector engine: every game of a pairing in one ``make_vec`` batch.
 
 The same round robin, seating and ratings as ``run_tournament`` (``tournament`` module), for
-lineups whose every agent has a batched form (``cardarena.agents.batched.batched_agent``:
+lineups whose every agent has a vector form (``cardarena.agents.vector.vector_agent``:
 random, heuristic, pretrained, exports and checkpoints played in numpy). Up to
 ``MAX_BATCH`` games of a pairing run side by side; game ``g`` of a pairing is seated as in
 ``seating(pairing, players, g)``. Per pairing the engine is seeded with
@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,6 +28,7 @@ from cardarena.agents.rows_parallel import worker_map
 from cardarena.envs import make_raw
 from cardarena.envs.core import InvalidConfigError
 from cardarena.envs.core.aec import TERMINATED, TRUNCATED
+from cardarena.envs.core.moved import deprecate
 from cardarena.envs.vector import make_vec
 
 from .records import MatchRecord, derive_seed, package_version, rank_returns
@@ -39,20 +40,20 @@ MAX_BATCH = 4096
 _VECTOR_SEED_TAG = 0x7EC7
 
 
-def batched_lineup(env: str, specs: Sequence[str], config: Mapping[str, Any]) -> dict[str, Any]:
-    """Each spec's batched agent; ``InvalidConfigError`` naming those that have none."""
-    from cardarena.agents.batched import batched_agent
+def vector_lineup(env: str, specs: Sequence[str], config: Mapping[str, Any]) -> dict[str, Any]:
+    """Each spec's vector agent; ``InvalidConfigError`` naming those that have none."""
+    from cardarena.agents.vector import vector_agent
 
     env_spec = EnvSpec(env, dict(config))
     agents, missing = {}, []
     for spec in specs:
-        agent = batched_agent(make_agent(spec, seed=0), env_spec)
+        agent = vector_agent(make_agent(spec, seed=0), env_spec)
         if agent is None:
             missing.append(spec)
         agents[spec] = agent
     if missing:
         raise InvalidConfigError(
-            f"--vector needs agents with a batched form (random, heuristic, pretrained, .npz "
+            f"--vector needs agents with a vector form (random, heuristic, pretrained, .npz "
             f"exports, checkpoints); {', '.join(map(repr, missing))} has none: run without "
             "--vector"
         )
@@ -138,12 +139,12 @@ def run_vector_tournament(
     progress: bool = False,
     jobs: int = 1,
 ) -> TournamentResult:
-    """``run_tournament`` on the batched engine (module docstring). ``jobs > 1`` plays the
+    """``run_tournament`` on the vector engine (module docstring). ``jobs > 1`` plays the
     pairings in that many worker processes (``jobs <= 0``: one per CPU), each building its
     own agents; the records, in the same order, are identical to ``jobs=1``."""
     specs, checked_seed = check_request(specs, games, seed)
     game_config = dict(config or {})
-    agents = batched_lineup(env, specs, game_config)  # refuses a spec without a batched form
+    agents = vector_lineup(env, specs, game_config)  # refuses a spec without a vector form
     num_players = len(make_raw(env, **game_config).possible_agents)
     groups = pairings(specs, num_players)
     workers = min((os.cpu_count() or 1) if jobs <= 0 else jobs, len(groups))
@@ -186,5 +187,10 @@ def _one_blas_thread() -> Iterator[None]:
 def _play_pairing_job(job: tuple[str, dict[str, Any], tuple[str, ...], int, int]) -> list[Any]:
     """One pairing in a worker process, with agents built there."""
     env, config, pairing, games, seed = job
-    agents = batched_lineup(env, pairing, config)
+    agents = vector_lineup(env, pairing, config)
     return play_pairing(env, config, pairing, agents, games, seed)
+
+
+if not TYPE_CHECKING:
+    # The old names, from before "vector" replaced "batched" (cardarena.envs.core.moved).
+    __getattr__ = deprecate(__name__, names={"batched_lineup": "vector_lineup"})

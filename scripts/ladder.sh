@@ -20,10 +20,10 @@
 # search part to some budgets.
 #
 # The common budget, the one every agent of the table is measured at: search agents have no
-# batched form, so as the best response's opponent they play row by row (tens of ms per
+# vector form, so as the best response's opponent they play row by row (tens of ms per
 # decision), and a budget they can afford is small: COMMON_STEPS learner decisions, the best
 # response warm-started from `pretrained`'s network, measured on COMMON_GAMES games. The
-# agents with a batched form get the long budget (BR_STEPS, best of two starts) as well.
+# agents with a vector form get the long budget (BR_STEPS, best of two starts) as well.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1  # small numpy policies: far faster on one thread

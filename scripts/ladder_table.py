@@ -1,7 +1,7 @@
 """The ladder's tables from ``scripts/ladder.sh``'s folder: per game, each agent's win rate
 against each other agent (round robin, Wilson 95% intervals) and its approximate
 exploitability (a best response's win rate against it: every agent at one common budget,
-the agents with a batched form also at a long one, each with its budget), and, when a self-play
+the agents with a vector form also at a long one, each with its budget), and, when a self-play
 run's generations were measured, their exploitability over the run (``generations.png`` per
 game, and with ``--figure PATH`` one figure of every game's generations); and the reference
 agents against every habit of the zoo (``habits/``), each row's weakest pairing marked.
@@ -66,7 +66,7 @@ def _file_name(spec: str) -> str:
 
 def game_table(folder: Path) -> list[str]:
     """One game's table: the round robin, then each agent's best response at the common
-    budget (``common/``, every agent) and at the long one (``exploit/``, batched agents)."""
+    budget (``common/``, every agent) and at the long one (``exploit/``, vector agents)."""
     lines = [f"### {folder.name}", ""]
     robin = folder / "round_robin"
     if (robin / "results.json").is_file():
@@ -104,7 +104,7 @@ def game_table(folder: Path) -> list[str]:
     )
     lines += [
         "",
-        f"{robin_text} Best responses: PPO on the batched engine "
+        f"{robin_text} Best responses: PPO on the vector engine "
         f"(`cardarena exploit`), common budget {' / '.join(dict.fromkeys(commons)) or '-'}; "
         + long_text,
         "",

@@ -4,7 +4,7 @@
 #   scripts/train_pretrained.sh [AGENT...]   (default: all eight; needs `make .venv/.installed-dev`)
 #
 # AGENT is a row name below: promise_war_v0 ... for the 2-player tables, promise_war_v0_3p ...
-# for the others. Each trains with `--backend vector` (masked PPO on the batched engine) by
+# for the others. Each trains with `--backend vector` (masked PPO on the vector engine) by
 # self-play: a league of its own snapshots, half the games against random and the heuristic,
 # in one process with one torch thread, bfloat16 hidden layers (AMX; `--precision bfloat16` is
 # passed so a machine without bfloat16 units emulates the same arithmetic, slowly), each under

@@ -1,4 +1,4 @@
-"""Recording a scalar heuristic's tie-breaks: the batched heuristic's action must be one of
+"""Recording a scalar heuristic's tie-breaks: the vector heuristic's action must be one of
 the tied best actions the scalar one chose among (tests/vector and tests/agents)."""
 
 from __future__ import annotations

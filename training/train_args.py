@@ -124,7 +124,7 @@ class TrainArgs:
     RNG states and opponent pool."""
     backend: str = field(default="sb3", metadata=meta(choices=BACKENDS))
     """``sb3`` (MaskablePPO, the ``train`` extra), ``vector`` (``training.vector_ppo``: masked
-    PPO on the batched engine, thousands of games per step, the ``train`` extra) or
+    PPO on the vector engine, thousands of games per step, the ``train`` extra) or
     ``rllib`` (RLlib PPO self-play on Ray, the ``rllib`` extra; ``cardarena.training.rllib``).
     Flags marked for other backends are ignored, with a warning."""
     address: str | None = field(default=None, metadata=meta(metavar="ADDR", **RLLIB))
@@ -135,7 +135,7 @@ class TrainArgs:
     n_envs: int = field(default=8, metadata=meta(rule=Number(int, 1, 1024), **SB3))
     """In-process envs (DummyVecEnv); 8 is the fast geometry on 2 CPU cores."""
     num_envs: int = field(default=1024, metadata=meta(rule=Number(int, 1, 1 << 16), **VECTOR))
-    """Games played side by side on the batched engine; a rollout is ``num_envs x
+    """Games played side by side on the vector engine; a rollout is ``num_envs x
     rollout_steps`` learner decisions."""
     rollout_steps: int = field(default=32, metadata=meta(rule=Number(int, 1, 1 << 16), **VECTOR))
     """Learner decisions per game per rollout (games continue across rollouts)."""

@@ -33,10 +33,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cardarena.agents import EnvSpec
-from cardarena.agents.batched import BatchedPolicy
+from cardarena.agents.vector import VectorPolicy
 from cardarena.envs.core import InvalidConfigError
 from cardarena.evaluation.evaluate import available_baselines, evaluation_row, print_final
-from cardarena.evaluation.evaluate_vector import evaluate_batched
+from cardarena.evaluation.evaluate_vector import evaluate_on_vector
 
 from .checkpoint import is_checkpoint, load_checkpoint, save_checkpoint
 from .jsonl import append_jsonl
@@ -93,7 +93,7 @@ def train_vector(
     evaluate_against: Sequence[str] = (),
     config: Mapping[str, Any] | None = None,
 ) -> Path:
-    """Train as resolved ``args`` say on the batched engine; the final checkpoint's path.
+    """Train as resolved ``args`` say on the vector engine; the final checkpoint's path.
 
     The hooks ``cardarena exploit`` drives the run with (a resume ignores the first, its
     checkpoint holds the network): ``warm_start``, a network the learner starts from instead
@@ -277,10 +277,10 @@ class _Run:
             self.pool.add_snapshot(row["checkpoint"])
 
     # --- evaluation ---------------------------------------------------------------------
-    def learner(self) -> BatchedPolicy:
+    def learner(self) -> VectorPolicy:
         """The current network's greedy policy, in numpy (as every opponent plays)."""
         meta = {"env": self.args.env, "source": f"{self.out} (training)"}
-        return BatchedPolicy(self.model.numpy_policy(self.scaler, meta))
+        return VectorPolicy(self.model.numpy_policy(self.scaler, meta))
 
     def evaluate(self, step: int, games: int, final: bool = False) -> dict[str, Any]:
         args = self.args
@@ -288,7 +288,7 @@ class _Run:
         seed = args.seed + 1_000_000 + step  # games never seen in training
 
         def play(opponent: str, games: int) -> Any:
-            return evaluate_batched(self.spec, learner, opponent, games, seed)
+            return evaluate_on_vector(self.spec, learner, opponent, games, seed)
 
         row = evaluation_row(args.env, step, final, self.evaluated, games, play)
         if self.pool is not None and not final:

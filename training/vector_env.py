@@ -1,12 +1,12 @@
-"""One learner against built-in opponents in thousands of games at once, on the batched engine.
+"""One learner against built-in opponents in thousands of games at once, on the vector engine.
 
-``BatchedVecEnv`` is an SB3 ``VecEnv`` and ``BatchedGymVectorEnv`` a Gymnasium ``VectorEnv``;
+``LearnerVecEnv`` is an SB3 ``VecEnv`` and ``LearnerGymVectorEnv`` a Gymnasium ``VectorEnv``;
 both are the single-game bridge (``SingleAgentEnv``) for ``num_envs`` games in one
-``BatchedRules`` batch (``cardarena.envs.vector``), written once in ``LearnerBatch``:
+``VectorRules`` batch (``cardarena.envs.vector``), written once in ``LearnerBatch``:
 
 - the learner's seat is drawn per game at every deal (uniformly, from a generator seeded by
   ``seed``), so one policy learns every seat;
-- opponents act inside ``step``, as ``BatchedAgent``\\ s (``cardarena.agents.batched``): all
+- opponents act inside ``step``, as ``VectorAgent``\\ s (``cardarena.agents.vector``): all
   opponent rows of all games in one call per opponent, repeated until every game has the
   learner to act (or has ended);
 - what the learner gets is its own: its observation scaled to ``[0, 1]`` by the env's
@@ -20,10 +20,10 @@ next-step autoreset (``metadata["autoreset_mode"]``): the row of an ended game i
 learner's final observation with an all-False ``infos["action_mask"]``, and the next
 ``step`` ignores its action and deals it anew.
 
-Opponents (``opponent=``): an agent spec string, a scalar ``Agent`` or a ``BatchedAgent``;
+Opponents (``opponent=``): an agent spec string, a scalar ``Agent`` or a ``VectorAgent``;
 a list of them (one drawn per game at every deal); an ``OpponentSampler``
 (``sample(rng) -> Agent | str``, e.g. a ``LeaguePool``) asked per game at every deal; None for
-random opponents. Agents without a batched form play row by row (``RowsAgent``, slow).
+random opponents. Agents without a vector form play row by row (``RowsAgent``, slow).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 import numpy as np
@@ -39,10 +39,11 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from cardarena.agents import EnvSpec
-from cardarena.agents.batched import BatchedAgent, as_batched
+from cardarena.agents.vector import VectorAgent, as_vector
 from cardarena.envs.core import IllegalActionError, InvalidConfigError, ObservationScaler
 from cardarena.envs.core.aec import NORMALIZE_OBSERVATION, check_seed
 from cardarena.envs.core.kernels import checked_actions, slot_seeds
+from cardarena.envs.core.moved import deprecate
 from cardarena.envs.core.validation import check_bool
 from cardarena.envs.vector import BatchEnv
 from cardarena.envs.vector.front import action_array
@@ -55,11 +56,11 @@ except ImportError:  # pragma: no cover - the 'train' extra is missing
 
     class VecEnv:  # type: ignore[no-redef]
         def __init__(self, *args: Any, **kwargs: Any) -> None:
-            raise ImportError("BatchedVecEnv needs the 'train' extra (stable-baselines3)")
+            raise ImportError("LearnerVecEnv needs the 'train' extra (stable-baselines3)")
 
     MONITOR = None
 
-#: ``BatchedVecEnv``'s actions between ``step_wait`` and the next ``step_async``.
+#: ``LearnerVecEnv``'s actions between ``step_wait`` and the next ``step_async``.
 _NO_ACTIONS = object()
 #: Most distinct opponents (sampler entries) kept built at once.
 MAX_BUILT_OPPONENTS = 64
@@ -109,7 +110,7 @@ class LearnerBatch:
         self._start = time.time()
         self._ready = False
         self._opponent_spec: Any = None
-        self._pool: dict[int, BatchedAgent] = {}
+        self._pool: dict[int, VectorAgent] = {}
         self._keys: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
         self._next_id = 0
         self._list: list[Any] | None = None
@@ -160,7 +161,7 @@ class LearnerBatch:
             self._pool[ident].new_games(rows)
 
     def _build(self, entry: Any) -> int:
-        """The pool id of ``entry``'s batched form (built once per entry while it is used)."""
+        """The pool id of ``entry``'s vector form (built once per entry while it is used)."""
         key = entry if isinstance(entry, str) else id(entry)
         cached = self._keys.get(key)
         if cached is not None and (isinstance(entry, str) or cached[0] is entry):
@@ -168,12 +169,12 @@ class LearnerBatch:
             return cached[1]
         if not (isinstance(entry, str) or hasattr(entry, "act")):
             raise InvalidConfigError(
-                f"opponent must be an agent spec string, an Agent, a BatchedAgent, a list of "
+                f"opponent must be an agent spec string, an Agent, a VectorAgent, a list of "
                 f"them or an OpponentSampler (with .sample(rng)), got {entry!r}"
             )
         ident = self._next_id
         self._next_id += 1
-        self._pool[ident] = as_batched(entry, self.env_spec, state_of=self.engine.state_of)
+        self._pool[ident] = as_vector(entry, self.env_spec, state_of=self.engine.state_of)
         self._keys[key] = (entry, ident)
         if len(self._keys) > MAX_BUILT_OPPONENTS:  # a growing league must not grow memory
             used = {ident, *np.unique(self.opponent_of).tolist(), *(self._list or [])}
@@ -186,7 +187,7 @@ class LearnerBatch:
         return ident
 
     @property
-    def opponents(self) -> list[BatchedAgent]:
+    def opponents(self) -> list[VectorAgent]:
         """The opponents built so far (for a sampler, those of the recent deals)."""
         return list(self._pool.values())
 
@@ -374,10 +375,10 @@ def _is_sampler(opponent: Any) -> bool:
     )
 
 
-class BatchedVecEnv(VecEnv):
+class LearnerVecEnv(VecEnv):
     """SB3 ``VecEnv``: one learner in ``num_envs`` games of ``env_name`` (module docstring).
 
-    ``BatchedVecEnv("promise_war_v0", 1024, seed=0, opponent="heuristic", num_players=3)``;
+    ``LearnerVecEnv("promise_war_v0", 1024, seed=0, opponent="heuristic", num_players=3)``;
     ``seed`` fixes the deals, the learner's seats and the opponents' choices (``seed()``
     followed by ``reset()`` reseeds); config keys as for ``make``. Train with
     ``MaskablePPO("MlpPolicy", venv)``; ``set_opponent`` (or
@@ -513,9 +514,9 @@ class BatchedVecEnv(VecEnv):
         return self.core.engine.render(game)
 
 
-class BatchedGymVectorEnv(gymnasium.vector.VectorEnv):
+class LearnerGymVectorEnv(gymnasium.vector.VectorEnv):
     """Gymnasium ``VectorEnv`` with next-step autoreset: the same single-learner view as
-    ``BatchedVecEnv`` (same arguments). ``infos["action_mask"]`` is the learner's mask (all
+    ``LearnerVecEnv`` (same arguments). ``infos["action_mask"]`` is the learner's mask (all
     False in a game that has just ended), ``infos["learner"]`` each game's learner seat; wrap
     it in ``gymnasium.wrappers.vector.RecordEpisodeStatistics`` for episode returns (it
     refuses an env that writes ``infos["episode"]`` itself)."""
@@ -591,4 +592,11 @@ class BatchedGymVectorEnv(gymnasium.vector.VectorEnv):
         self.core.engine.close()
 
 
-__all__ = ["BatchedGymVectorEnv", "BatchedVecEnv", "LearnerBatch"]
+if not TYPE_CHECKING:
+    # The old names, from before "vector" replaced "batched" (cardarena.envs.core.moved).
+    __getattr__ = deprecate(
+        __name__,
+        names={"BatchedGymVectorEnv": "LearnerGymVectorEnv", "BatchedVecEnv": "LearnerVecEnv"},
+    )
+
+__all__ = ["LearnerBatch", "LearnerGymVectorEnv", "LearnerVecEnv"]

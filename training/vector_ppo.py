@@ -1,9 +1,9 @@
-"""PPO with action masking, written for the batched engine: read it top to bottom.
+"""PPO with action masking, written for the vector engine: read it top to bottom.
 
 ``cardarena train ENV --backend vector`` runs this. The SB3 backend steps 8 envs and updates on
 minibatches of 256, so most of its time is Python per step; here one rollout is
 ``num_envs x rollout_steps`` decisions (32,768 by default) collected from one ``LearnerBatch``
-(``training.vector_env``: the learner in every game, opponents batched inside), kept in arrays
+(``training.vector_env``: the learner in every game, opponents played inside it), kept in arrays
 allocated once, and the update runs on minibatches of thousands of rows, where the matrix
 products dominate. The parts, in the order they run:
 

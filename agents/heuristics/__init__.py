@@ -11,14 +11,20 @@ A heuristic is optional: an env without an entry in ``STRATEGIES`` is played, tr
 tested without one (``has_heuristic`` tells training and tests which envs have one), and
 ``heuristic`` refuses it at ``start_game`` naming the envs it does play.
 
+The vector heuristics (``vector_<game>``) play the same for many games' rows per call
+(``cardarena.agents.vector``); their old names ``batched_<game>`` still import, with a
+``DeprecationWarning``.
+
 Importing this package registers the four specs with ``make_agent``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from cardarena.envs.core import InvalidConfigError
+from cardarena.envs.core.moved import deprecate
 
 from ..base import Agent, BaseAgent, EnvSpec, Observation
 from ..specs import register_agent
@@ -113,6 +119,16 @@ register_agent("heuristic", _heuristic, "a sensible hand-written player for ever
 register_agent("oracle", _oracle, "Cardline: reads true card values from the deck (upper bound)")
 register_agent("noisy", _noisy, "Cardline: true values plus Gaussian noise (option sigma=0.3)")
 register_agent("memory", _memory, "Cardline: remembers revealed values across games")
+
+if not TYPE_CHECKING:
+    # The old word for the vector heuristics, "batched" (cardarena.envs.core.moved).
+    __getattr__ = deprecate(
+        __name__,
+        modules={
+            f"{__name__}.batched_{game}": f"{__name__}.vector_{game}"
+            for game in ("beast_wars", "cardline", "ironman_war", "promise_war")
+        },
+    )
 
 __all__ = [
     "STRATEGIES",

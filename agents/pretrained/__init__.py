@@ -138,7 +138,7 @@ class PretrainedAgent(NumpyPolicyAgent):
     def policy_for(self, env_spec: EnvSpec) -> NumpyPolicy:
         """The policy this agent plays ``env_spec``'s games with (``path``, or the shipped
         file for the table size), checked against the env: what ``start_game`` plays and what
-        the batched form (``cardarena.agents.batched``) computes with, so both pick the same
+        the vector form (``cardarena.agents.vector``) computes with, so both pick the same
         file. ``InvalidConfigError`` says why a table cannot be played."""
         if self._checked is not None and self._checked[:2] == (self.path, env_spec):
             return load_policy(self._checked[2])  # checked already: building an env costs more

@@ -3,9 +3,9 @@
     .venv/bin/python bench/prototypes/compare_ironman.py            # speed table and ratio
     .venv/bin/python bench/prototypes/compare_ironman.py --check    # prove the numpy prototype
 
-Speed: decisions per second of one batched step (autoreset, rules, legal masks [N, 17] and
+Speed: decisions per second of one vector step (autoreset, rules, legal masks [N, 17] and
 observation rows [N, 259] float32 of the player to act) at 64, 256, 1024 and 4096 games, for
-the numpy prototype (``ironman_numpy.py``) and, if ``envs/ironman_war/batched.py`` exists and
+the numpy prototype (``ironman_numpy.py``) and, if ``envs/ironman_war/vector.py`` exists and
 works, for ``make_vec("ironman_war_v0", N, seed=0)``. Random legal actions are chosen outside
 the timed call. The engines alternate round by round (order flipped every round) on this noisy
 2-core box; the table shows the median round of each and the spread of per-round ratios.
@@ -212,9 +212,9 @@ class NumbaRunner:
 def numba_available() -> str | None:
     """None if the numba engine runs, else why not."""
     here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(here, "..", "..", "envs", "ironman_war", "batched.py")
+    path = os.path.join(here, "..", "..", "envs", "ironman_war", "vector.py")
     if not os.path.exists(path):
-        return "envs/ironman_war/batched.py does not exist"
+        return "envs/ironman_war/vector.py does not exist"
     try:
         runner = NumbaRunner(8)
         runner.run(0.05)

@@ -1,9 +1,9 @@
-"""Beast Wars: one slot of the batched engine to and from a reference state.
+"""Beast Wars: one slot of the vector engine to and from a reference state.
 
 The engine never needs these: the tests prove it exact through them (``state_of`` after a
-batched step must be the state the reference rules reach, ``state_difference``), and agents
+vector step must be the state the reference rules reach, ``state_difference``), and agents
 that think on reference states (search, row-by-row play) read a slot through ``state_of``.
-``BatchedRules`` finds this module beside the engine (``envs/vector/rules.py``)."""
+``VectorRules`` finds this module beside the engine (``envs/vector/rules.py``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,17 @@ import numpy as np
 
 from ..core.game import GameState
 from ..core.kernels import generator_of
-from .batched import (
+from .rules import (
+    DRAW,
+    MAX_FACTION,
+    NEIGHBOURS,
+    NUM_CARD_KINDS,
+    OVER,
+    PLAY,
+    Battle,
+    BeastWarsState,
+)
+from .vector import (
     _ATTACK_BASE,
     B_CARDS,
     B_CELLS,
@@ -43,21 +53,11 @@ from .batched import (
     TO_ACT,
     TURN,
     WINNER,
-    BatchedBeastWars,
-)
-from .rules import (
-    DRAW,
-    MAX_FACTION,
-    NEIGHBOURS,
-    NUM_CARD_KINDS,
-    OVER,
-    PLAY,
-    Battle,
-    BeastWarsState,
+    VectorBeastWars,
 )
 
 
-def state_of(engine: BatchedBeastWars, slot: int) -> BeastWarsState:
+def state_of(engine: VectorBeastWars, slot: int) -> BeastWarsState:
     st = engine.state[slot].astype(np.int64)
     game = engine.game
     state: Any = object.__new__(BeastWarsState)
@@ -101,7 +101,7 @@ def state_of(engine: BatchedBeastWars, slot: int) -> BeastWarsState:
     return cast(BeastWarsState, state)
 
 
-def set_state(engine: BatchedBeastWars, slot: int, state: GameState) -> None:
+def set_state(engine: VectorBeastWars, slot: int, state: GameState) -> None:
     state = cast(BeastWarsState, state)
     st = np.zeros(STATE_SIZE, np.int64)
     st[PHASE] = state.phase
@@ -161,7 +161,7 @@ def state_difference(previous: GameState, expected: GameState, actual: GameState
     if battle is None or not reshuffled:
         return _differences(expected, actual)
     # The battle drew from a reshuffled discard pile: replay the reference step with the
-    # batched engine's order forced into that shuffle (if it is a permutation of the pile).
+    # vector engine's order forced into that shuffle (if it is a permutation of the pile).
     drawn = actual.last_battle
     if drawn is None or drawn.turn != previous.turn + 1:
         return f"last_battle: expected a battle of turn {previous.turn + 1}, got {drawn}"

@@ -1,9 +1,9 @@
-"""Cardline: one slot of the batched engine to and from a reference state.
+"""Cardline: one slot of the vector engine to and from a reference state.
 
 The engine never needs these: the tests prove it exact through them (``state_of`` after a
-batched step must be the state the reference rules reach, ``state_difference``), and agents
+vector step must be the state the reference rules reach, ``state_difference``), and agents
 that think on reference states (search, row-by-row play) read a slot through ``state_of``.
-``BatchedRules`` finds this module beside the engine (``envs/vector/rules.py``)."""
+``VectorRules`` finds this module beside the engine (``envs/vector/rules.py``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,17 @@ from typing import Any
 import numpy as np
 
 from ..core.kernels import generator_of
-from .batched import (
+from .rules import (
+    IN_BOX,
+    IN_HAND,
+    IN_LINE,
+    IN_PILE,
+    OPEN_LOW,
+    OUT_OF_GAME,
+    CardlineGame,
+    CardlineState,
+)
+from .vector import (
     ALL,
     BOX,
     BOX_LEN,
@@ -46,21 +56,11 @@ from .batched import (
     TURN_INDEX,
     TURNS,
     WHERE,
-    BatchedCardline,
-)
-from .rules import (
-    IN_BOX,
-    IN_HAND,
-    IN_LINE,
-    IN_PILE,
-    OPEN_LOW,
-    OUT_OF_GAME,
-    CardlineGame,
-    CardlineState,
+    VectorCardline,
 )
 
 
-def state_of(engine: BatchedCardline, slot: int) -> CardlineState:
+def state_of(engine: VectorCardline, slot: int) -> CardlineState:
     game: CardlineGame = engine.game
     n = engine.num_players
     scal = engine.scal[slot].tolist()
@@ -105,7 +105,7 @@ def state_of(engine: BatchedCardline, slot: int) -> CardlineState:
     return state
 
 
-def set_state(engine: BatchedCardline, slot: int, state: Any) -> None:
+def set_state(engine: VectorCardline, slot: int, state: Any) -> None:
     if not isinstance(state, CardlineState) or state.game != engine.game:
         raise TypeError("set_state needs a CardlineState of this batch's game")
     n = engine.num_players

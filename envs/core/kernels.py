@@ -1,6 +1,6 @@
-"""What the batched engines' compiled loops share: an optional JIT and a per-game generator.
+"""What the vector engines' compiled loops share: an optional JIT and a per-game generator.
 
-Each game's batched rules (``envs/<game>/batched.py``) are plain Python loops over state arrays,
+Each game's vector rules (``envs/<game>/vector.py``) are plain Python loops over state arrays,
 written in the subset of Python that numba compiles. With numba installed (the ``fast`` extra)
 ``jit`` compiles them (``cache=True``: once per machine, in ``__pycache__``); without it, or with
 ``CARDARENA_JIT=0`` or numba's own ``NUMBA_DISABLE_JIT=1``, the very same functions run as

@@ -1,9 +1,9 @@
-"""Iron Man 2 Game of War: one slot of the batched engine to and from a reference state.
+"""Iron Man 2 Game of War: one slot of the vector engine to and from a reference state.
 
 The engine never needs these: the tests prove it exact through them (``state_of`` after a
-batched step must be the state the reference rules reach, ``state_difference``), and agents
+vector step must be the state the reference rules reach, ``state_difference``), and agents
 that think on reference states (search, row-by-row play) read a slot through ``state_of``.
-``BatchedRules`` finds this module beside the engine (``envs/vector/rules.py``)."""
+``VectorRules`` finds this module beside the engine (``envs/vector/rules.py``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,11 @@ import numpy as np
 from ..core.errors import InvalidConfigError
 from ..core.game import GameState
 from ..core.kernels import generator_of
-from .batched import (
+from .rules import (
+    HAND_DRAW,
+    IronManWarState,
+)
+from .vector import (
     BATTLE,
     BC,
     COMMITTED,
@@ -47,16 +51,12 @@ from .batched import (
     WINNER,
     WON,
     B,
-    BatchedIronManWar,
     K,
-)
-from .rules import (
-    HAND_DRAW,
-    IronManWarState,
+    VectorIronManWar,
 )
 
 
-def state_of(engine: BatchedIronManWar, slot: int) -> IronManWarState:
+def state_of(engine: VectorIronManWar, slot: int) -> IronManWarState:
     row = engine.S[slot].tolist()
     state = object.__new__(IronManWarState)
 
@@ -107,7 +107,7 @@ def state_of(engine: BatchedIronManWar, slot: int) -> IronManWarState:
     return state
 
 
-def set_state(engine: BatchedIronManWar, slot: int, state: Any) -> None:
+def set_state(engine: VectorIronManWar, slot: int, state: Any) -> None:
     s = state
     row = np.zeros(WIDTH, np.int64)
 

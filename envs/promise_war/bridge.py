@@ -1,9 +1,9 @@
-"""War! for Promise TCG decks: one slot of the batched engine to and from a reference state.
+"""War! for Promise TCG decks: one slot of the vector engine to and from a reference state.
 
 The engine never needs these: the tests prove it exact through them (``state_of`` after a
-batched step must be the state the reference rules reach, ``state_difference``), and agents
+vector step must be the state the reference rules reach, ``state_difference``), and agents
 that think on reference states (search, row-by-row play) read a slot through ``state_of``.
-``BatchedRules`` finds this module beside the engine (``envs/vector/rules.py``)."""
+``VectorRules`` finds this module beside the engine (``envs/vector/rules.py``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import numpy as np
 
 from ..core.errors import InvalidConfigError
 from ..core.kernels import generator_of
-from .batched import (
+from .rules import PromiseWarGame, PromiseWarState
+from .vector import (
     CONT,
     DOWN_BY,
     DOWN_LEN,
@@ -32,12 +33,11 @@ from .batched import (
     TRUNCATED,
     VSIZE,
     WIDTH,
-    BatchedPromiseWar,
+    VectorPromiseWar,
 )
-from .rules import PromiseWarGame, PromiseWarState
 
 
-def state_of(engine: BatchedPromiseWar, slot: int) -> PromiseWarState:
+def state_of(engine: VectorPromiseWar, slot: int) -> PromiseWarState:
     game: PromiseWarGame = engine.game
     n = game.num_players
     row = engine.S[slot]
@@ -80,7 +80,7 @@ def state_of(engine: BatchedPromiseWar, slot: int) -> PromiseWarState:
     return state
 
 
-def set_state(engine: BatchedPromiseWar, slot: int, state: Any) -> None:
+def set_state(engine: VectorPromiseWar, slot: int, state: Any) -> None:
     game: PromiseWarGame = engine.game
     n = game.num_players
     piles = state.draw_piles

@@ -1,4 +1,4 @@
-"""``make_vec``: thousands of games of one env advanced per call, on a game's ``BatchedRules``.
+"""``make_vec``: thousands of games of one env advanced per call, on a game's ``VectorRules``.
 
 The front owns what no game should write twice: validating the config (through the env's own
 ``raw_env``, so a bad config raises the env's ``InvalidConfigError``), seeding every slot from
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,8 +25,9 @@ from ..core.aec import check_seed
 from ..core.errors import IllegalActionError, InvalidConfigError
 from ..core.game import NO_PLAYER, GameState
 from ..core.kernels import JIT_ENABLED, checked_actions, slot_seeds
+from ..core.moved import deprecate
 from ..core.state_checks import check_loaded_state
-from .rules import BatchedRules
+from .rules import VectorRules
 
 #: Most games one batch holds (4,096 of the widest observation take about 50 MB).
 MAX_ENVS = 1 << 20
@@ -63,32 +64,32 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     return view
 
 
-def batched_rules_class(env_name: str) -> type[BatchedRules]:
-    """The ``BatchedRules`` class an env declares (``BATCHED = "module:Class"``)."""
-    from .. import ENVS
+def vector_rules_class(env_name: str) -> type[VectorRules]:
+    """The ``VectorRules`` class an env declares (``VECTOR = "module:Class"``)."""
+    from .. import ENVS, vector_target
 
     module = ENVS.get(env_name)
     if module is None:
         raise InvalidConfigError(f"unknown env {env_name!r}; available: {', '.join(sorted(ENVS))}")
-    target = getattr(module, "BATCHED", None)
+    target = vector_target(module)
     if not target:
-        batched = ", ".join(sorted(name for name in ENVS if has_batched(name)))
+        with_one = ", ".join(sorted(name for name in ENVS if has_vector(name)))
         raise InvalidConfigError(
-            f"env {env_name!r} has no batched engine; envs with one: {batched or 'none'}"
+            f"env {env_name!r} has no vector engine; envs with one: {with_one or 'none'}"
         )
     module_name, _, class_name = target.partition(":")
     rules_class = getattr(importlib.import_module(module_name), class_name)
-    if not (isinstance(rules_class, type) and issubclass(rules_class, BatchedRules)):
-        raise InvalidConfigError(f"{env_name}.BATCHED = {target!r} is not a BatchedRules class")
+    if not (isinstance(rules_class, type) and issubclass(rules_class, VectorRules)):
+        raise InvalidConfigError(f"{env_name}.VECTOR = {target!r} is not a VectorRules class")
     return rules_class
 
 
-def has_batched(env_name: str) -> bool:
-    """Whether env ``env_name`` declares a batched engine."""
-    from .. import ENVS
+def has_vector(env_name: str) -> bool:
+    """Whether env ``env_name`` declares a vector engine."""
+    from .. import ENVS, vector_target
 
     module = ENVS.get(env_name)
-    return bool(module is not None and getattr(module, "BATCHED", None))
+    return bool(module is not None and vector_target(module))
 
 
 def check_num_envs(num_envs: Any) -> int:
@@ -166,7 +167,7 @@ class BatchEnv:
 
     def __init__(self, env_name: str, num_envs: int, seed: int | None = None, **config: Any):
         num_envs = check_num_envs(num_envs)
-        rules_class = batched_rules_class(env_name)
+        rules_class = vector_rules_class(env_name)
         from .. import make_raw
 
         #: A reference env of the same config: validates it, and gives spaces, layout and
@@ -332,12 +333,18 @@ def make_vec(env_name: str, num_envs: int, seed: int | None = None, **config: An
     return venv
 
 
+if not TYPE_CHECKING:
+    # The old names, from before "vector" replaced "batched" (cardarena.envs.core.moved).
+    __getattr__ = deprecate(
+        __name__, names={"batched_rules_class": "vector_rules_class", "has_batched": "has_vector"}
+    )
+
 __all__ = [
     "NO_PLAYER",
     "Batch",
     "BatchEnv",
     "action_array",
-    "batched_rules_class",
-    "has_batched",
+    "has_vector",
     "make_vec",
+    "vector_rules_class",
 ]

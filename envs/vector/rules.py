@@ -1,14 +1,14 @@
-"""``BatchedRules``: the contract between a game's batched rules and the shared vector front.
+"""``VectorRules``: the contract between a game's vector rules and the shared vector front.
 
-A game's batched rules (``envs/<game>/batched.py``) keep many games in struct-of-arrays form
+A game's vector rules (``envs/<game>/vector.py``) keep many games in struct-of-arrays form
 and advance all of them per call, in ``jit`` loops (``cardarena.envs.core.kernels``). The front
 (``cardarena.envs.vector.front``) owns everything that is not the game: seeding, autoreset,
 action checks, the ``Batch`` it returns. The reference rules (``envs/<game>/rules.py``) stay the
 definition of the game; ``state_of`` / ``set_state`` convert one slot to and from a reference
-``GameState``, which is how the tests prove the batched rules exact. Those conversions live in
-the game's ``bridge.py`` beside its engine (``BatchedRules.bridge``), apart from the loops.
+``GameState``, which is how the tests prove the vector rules exact. Those conversions live in
+the game's ``bridge.py`` beside its engine (``VectorRules.bridge``), apart from the loops.
 
-A game registers its batched rules with ``BATCHED = "module:Class"`` in its versioned module
+A game registers its vector rules with ``VECTOR = "module:Class"`` in its versioned module
 (``ironman_war_v0.py``): ``make_vec`` and every generic vector test then find it.
 """
 
@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from ..core.game import NO_PLAYER, GameState
+from ..core.moved import deprecate
 
 
-class BatchedRules:
+class VectorRules:
     """``num_envs`` games of one validated ``game`` (the reference rules' ``Game``).
 
     The front reads and the subclass keeps up to date, for every slot ``i``:
@@ -33,7 +34,7 @@ class BatchedRules:
     every random number of slot ``i`` from ``rng[i]`` alone.
     """
 
-    #: The env this batched game belongs to (``ENVS`` name).
+    #: The env this vector game belongs to (``ENVS`` name).
     env_name: ClassVar[str]
 
     def __init__(self, game: Any, num_envs: int, observation_size: int) -> None:
@@ -101,9 +102,14 @@ class BatchedRules:
     def state_difference(
         cls, previous: GameState, expected: GameState, actual: GameState
     ) -> str | None:
-        """None if ``actual`` (``state_of`` after a batched step from ``previous``) is the state
+        """None if ``actual`` (``state_of`` after a vector step from ``previous``) is the state
         the reference rules reached (``expected``, ``previous`` advanced by ``apply_action``):
         equal field by field wherever the step involved no chance, and where the step shuffled
         a pile (which ``previous`` and ``expected`` show), the same cards in that pile. Else a
         message naming what differs. Generators are not compared."""
         return cls.bridge().state_difference(previous, expected, actual)
+
+
+if not TYPE_CHECKING:
+    # The old names, from before "vector" replaced "batched" (cardarena.envs.core.moved).
+    __getattr__ = deprecate(__name__, names={"BatchedRules": "VectorRules"})

@@ -14,8 +14,8 @@ import pytest
 from cardarena import cli
 from cardarena.agents import ISMCTSAgent, choose, make_agent, start_game
 from cardarena.agents.base import EnvSpec
-from cardarena.agents.batched import as_batched, batched_agent
 from cardarena.agents.ismcts import NODE_KINDS, canonical_infostate
+from cardarena.agents.vector import as_vector, vector_agent
 from cardarena.envs import make_raw
 from cardarena.envs.core import InvalidConfigError
 from cardarena.envs.vector import make_vec
@@ -204,13 +204,13 @@ def test_plays_cardline_at_larger_tables(players):
     assert record.outcome == "terminated"
 
 
-def test_the_batched_engine_needs_the_rows_states():
+def test_the_vector_engine_needs_the_rows_states():
     spec = EnvSpec("cardline_v0", {})
-    assert batched_agent("ismcts:iterations=4", spec) is None
+    assert vector_agent("ismcts:iterations=4", spec) is None
     with pytest.raises(InvalidConfigError, match=r"search agent.*state_of"):
-        as_batched("ismcts:iterations=4", spec)
+        as_vector("ismcts:iterations=4", spec)
     venv = make_vec("cardline_v0", 3, seed=0)
-    agent = as_batched("ismcts:iterations=4", spec, state_of=venv.state_of)
+    agent = as_vector("ismcts:iterations=4", spec, state_of=venv.state_of)
     agent.new_games(np.arange(3))
     rng = np.random.default_rng(0)
     batch = venv.reset()
@@ -244,12 +244,12 @@ def test_sits_at_a_table_and_in_evaluate():
     assert result.games == 2
 
 
-def test_every_harness_hands_it_a_state_the_batched_evaluator_and_the_sb3_bridge():
-    from cardarena.evaluation.evaluate_vector import evaluate_batched
+def test_every_harness_hands_it_a_state_the_vector_evaluator_and_the_sb3_bridge():
+    from cardarena.evaluation.evaluate_vector import evaluate_on_vector
     from cardarena.training.single_agent import SingleAgentEnv
 
     spec = EnvSpec("promise_war_v0", {"max_power": 3, "decks": [1, 2, 3, 1]})
-    result = evaluate_batched(spec, "ismcts:iterations=5", "random", 4, seed=1)
+    result = evaluate_on_vector(spec, "ismcts:iterations=5", "random", 4, seed=1)
     assert result.games == 4
     env = SingleAgentEnv("promise_war_v0", "ismcts:iterations=5", env_config=spec.config)
     env.reset(seed=0)

@@ -1,5 +1,5 @@
 """``pretrained`` picks the shipped file by table size: ``<env>.npz`` for the default table,
-``<env>_<N>p.npz`` for ``num_players=N``; the scalar agent and its batched form play the same
+``<env>_<N>p.npz`` for ``num_players=N``; the scalar agent and its vector form play the same
 file, and a size none ships for is refused naming the sizes that do.
 
 No sized file ships yet, so the size tests point the module's folder (``HERE``) at a temporary
@@ -15,13 +15,13 @@ import pytest
 
 import cardarena.agents.pretrained as pretrained
 from cardarena.agents import EnvSpec, NumpyPolicy, PretrainedAgent, make_agent
-from cardarena.agents.batched import BatchedPolicy, batched_agent
 from cardarena.agents.pretrained import (
     has_pretrained,
     shipped_policies,
     shipped_policy_path,
     shipped_sizes,
 )
+from cardarena.agents.vector import VectorPolicy, vector_agent
 from cardarena.envs import make, make_raw
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
 from cardarena.evaluation.evaluate import evaluate
@@ -79,11 +79,11 @@ def test_the_file_is_picked_by_table_size(sized):
         agent = make_agent("pretrained")
         agent.start_game("player_0", spec)
         assert _same(agent.policy, expected)
-        # The batched form (eval --vector, training opponents) plays the very same file,
+        # The vector form (eval --vector, training opponents) plays the very same file,
         # built from the agent or from the spec.
         for form in (PretrainedAgent(), "pretrained"):
-            batched = batched_agent(form, spec)
-            assert isinstance(batched, BatchedPolicy) and _same(batched.policy, expected)
+            vector = vector_agent(form, spec)
+            assert isinstance(vector, VectorPolicy) and _same(vector.policy, expected)
     assert shipped_policy_path(EnvSpec(ENV)) == sized / f"{ENV}.npz"  # no num_players: 2
 
 
@@ -103,7 +103,7 @@ def test_a_size_none_ships_for_is_refused_naming_the_sizes(sized):
     with pytest.raises(InvalidConfigError, match=message):
         make_agent("pretrained").start_game("player_0", five)
     with pytest.raises(InvalidConfigError, match=message):
-        batched_agent("pretrained", five)
+        vector_agent("pretrained", five)
     with pytest.raises(InvalidConfigError, match="with 2 players; shipped sizes: 3 "):
         make_agent("pretrained").start_game("player_0", EnvSpec("cardline_v0"))
     # path= still plays any file the env fits, whatever ships.
@@ -126,7 +126,7 @@ def test_the_default_table_plays_the_real_shipped_files():
             agent = make_agent("pretrained")
             agent.start_game("player_0", spec)
             assert _same(agent.policy, shipped)
-            assert _same(batched_agent(agent, spec).policy, shipped)
+            assert _same(vector_agent(agent, spec).policy, shipped)
 
 
 def test_another_config_key_is_refused_naming_the_key():
@@ -138,7 +138,7 @@ def test_another_config_key_is_refused_naming_the_key():
     assert "trained with config {} (the default)" in message
     assert "'variant': 'beginner'" in message and "env changed since" not in message
     with pytest.raises(InvalidConfigError, match="keys that differ: variant"):
-        batched_agent("pretrained", spec)
+        vector_agent("pretrained", spec)
 
 
 def test_deterministic_is_a_bool_option():
@@ -168,10 +168,10 @@ def test_promise_war_and_cardline_ship_agents_for_three_and_four_players():
 def test_a_shipped_sized_agent_beats_a_field_of_random_players(env_name, players):
     """A broken sized export plays like random: about ``1 / players`` of the wins. The README
     measures far more; 200 games against random in every other seat ask for twice that."""
-    from cardarena.evaluation.evaluate_vector import evaluate_batched
+    from cardarena.evaluation.evaluate_vector import evaluate_on_vector
 
     spec = EnvSpec(env_name, {"num_players": players})
-    result = evaluate_batched(spec, "pretrained", "random", 200, seed=5)
+    result = evaluate_on_vector(spec, "pretrained", "random", 200, seed=5)
     assert result.win_rate > 2 / players, result.summary()
     policy = NumpyPolicy.load(shipped_sizes(env_name)[players])
     assert policy.meta["train_args"]["num_players"] == players

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from cardarena.agents import EnvSpec, ISMCTSAgent, search_jobs
-from cardarena.agents.batched import RowsAgent
 from cardarena.agents.rows_parallel import current_search_jobs
+from cardarena.agents.vector import RowsAgent
 from cardarena.envs import make_raw
 from cardarena.envs.core import InvalidConfigError
-from cardarena.evaluation.evaluate_vector import evaluate_batched
+from cardarena.evaluation.evaluate_vector import evaluate_on_vector
 
 
 @pytest.mark.parametrize(
@@ -27,7 +27,7 @@ def test_workers_make_the_same_moves_as_one_process(env_name, config, games):
     results = []
     for jobs in (1, 2, 3):
         with search_jobs(jobs):
-            results.append(evaluate_batched(spec, "random", "ismcts:iterations=8", games, 11))
+            results.append(evaluate_on_vector(spec, "random", "ismcts:iterations=8", games, 11))
     assert results[0] == results[1] == results[2]
     assert results[0].games == games
 
@@ -36,9 +36,9 @@ def test_each_agent_keeps_its_memory_in_its_worker():
     """A game's agents live on: playing two games in each slot one after the other (fewer
     slots than games) gives the same results, reseeds included, as in one process."""
     spec = EnvSpec("promise_war_v0", {})
-    one = evaluate_batched(spec, "ismcts:iterations=4", "random", 12, 3, max_batch=4)
+    one = evaluate_on_vector(spec, "ismcts:iterations=4", "random", 12, 3, max_batch=4)
     with search_jobs(2):
-        two = evaluate_batched(spec, "ismcts:iterations=4", "random", 12, 3, max_batch=4)
+        two = evaluate_on_vector(spec, "ismcts:iterations=4", "random", 12, 3, max_batch=4)
     assert one == two
 
 

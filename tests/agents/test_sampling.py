@@ -2,9 +2,9 @@
 
 The paths: a policy's masked softmax drawn one decision at a time (``NumpyPolicy.act`` with a
 generator: ``pretrained:deterministic=false``, ``NumpyPolicyAgent``, exported files and
-checkpoints) and for a batch of rows (``BatchedPolicy``, the ``batched_agent`` form of the
+checkpoints) and for a batch of rows (``VectorPolicy``, the ``vector_agent`` form of the
 same specs); the learner's Gumbel-max draw (``VectorPPO``), whose reported probabilities are
-``masked_log_probs``; uniform legal play (``RandomAgent``, ``BatchedRandom`` and its kernel
+``masked_log_probs``; uniform legal play (``RandomAgent``, ``VectorRandom`` and its kernel
 ``random_legal_actions``); ISMCTS's untried-action choice and its rollout moves.
 
 No agent has a temperature option (``deterministic`` is the only sampling switch), so a
@@ -28,10 +28,10 @@ import pytest
 from helpers import env_names
 
 from cardarena.agents import EnvSpec, NumpyPolicy, NumpyPolicyAgent, make_agent
-from cardarena.agents.batched import BatchedPolicy, BatchedRandom, batched_agent
 from cardarena.agents.ismcts import ISMCTSAgent
 from cardarena.agents.pretrained import load_policy, shipped_policy_path
 from cardarena.agents.random_agent import RandomAgent
+from cardarena.agents.vector import VectorPolicy, VectorRandom, vector_agent
 from cardarena.envs import make_raw
 from cardarena.envs.core import ObservationScaler
 from cardarena.envs.core.kernels import random_legal_actions
@@ -148,7 +148,7 @@ def _scalar_draws(agent: Any, observations: np.ndarray, masks: np.ndarray, n: in
     )
 
 
-def _batched_draws(
+def _vector_draws(
     agent: Any, observations: np.ndarray, masks: np.ndarray, n: int, seed: int
 ) -> np.ndarray:
     """``n`` draws per row from one ``act`` call over the rows repeated ``n`` times each."""
@@ -192,21 +192,21 @@ def test_the_greedy_agent_states_the_one_action_it_plays(env_name):
 
 
 @pytest.mark.parametrize("env_name", SHIPPED)
-def test_batched_pretrained_sampling_follows_the_masked_softmax(env_name):
-    """The batched form of ``pretrained:deterministic=false`` (``BatchedPolicy``: inverse
+def test_vector_pretrained_sampling_follows_the_masked_softmax(env_name):
+    """The vector form of ``pretrained:deterministic=false`` (``VectorPolicy``: inverse
     CDF) draws from the same distribution as the scalar agent, rows of one call apart."""
     observations, masks = spread_decisions(env_name)
-    agent = batched_agent("pretrained:deterministic=false", EnvSpec(env_name))
-    assert isinstance(agent, BatchedPolicy) and not agent.deterministic
+    agent = vector_agent("pretrained:deterministic=false", EnvSpec(env_name))
+    assert isinstance(agent, VectorPolicy) and not agent.deterministic
     stated = stated_probabilities(agent.policy, _env_scaler(env_name), observations, masks)
     logits = np.where(masks, agent.logits(observations), -np.inf)
     own = np.exp(logits - logits.max(axis=1, keepdims=True))
     np.testing.assert_allclose(own / own.sum(axis=1, keepdims=True), stated, atol=1e-5)
-    draws = _batched_draws(agent, observations, masks, 10_000, seed=5)
-    assert_frequencies(draws, stated, f"batched pretrained:deterministic=false on {env_name}")
+    draws = _vector_draws(agent, observations, masks, 10_000, seed=5)
+    assert_frequencies(draws, stated, f"vector pretrained:deterministic=false on {env_name}")
 
 
-@pytest.mark.parametrize("form", ["scalar", "batched"])
+@pytest.mark.parametrize("form", ["scalar", "vector"])
 def test_a_lower_temperature_concentrates_the_draws_on_the_best_action(form):
     """At every temperature the draws follow the softmax of ``logits / T``; the best action's
     share grows as ``T`` falls, and greedy play (``deterministic``, ``T -> 0``) always takes
@@ -222,14 +222,14 @@ def test_a_lower_temperature_concentrates_the_draws_on_the_best_action(form):
         if form == "scalar":
             draws = _scalar_draws(NumpyPolicyAgent(policy, 3, False), observations, masks, 6_000)
         else:
-            draws = _batched_draws(BatchedPolicy(policy, False), observations, masks, 6_000, 3)
+            draws = _vector_draws(VectorPolicy(policy, False), observations, masks, 6_000, 3)
         stated = stated_probabilities(policy, scaler, observations, masks)
         frequencies = assert_frequencies(draws, stated, f"{form} policy at T={temperature}")
         shares.append(frequencies[0, best])
     if form == "scalar":
         greedy = _scalar_draws(NumpyPolicyAgent(shipped, 3, True), observations, masks, 50)
     else:
-        greedy = _batched_draws(BatchedPolicy(shipped, True), observations, masks, 50, 3)
+        greedy = _vector_draws(VectorPolicy(shipped, True), observations, masks, 50, 3)
     # Stated: 0.37, 0.48, 0.84; one standard deviation of a share is under 0.007 here.
     assert shares[0] + 0.05 < shares[1] < shares[2] - 0.05, shares
     assert (greedy == best).all()
@@ -275,12 +275,12 @@ def test_the_random_agent_is_uniform_over_the_legal_actions():
     assert_frequencies(draws, _uniform(GAPPY_MASKS), "RandomAgent")
 
 
-def test_the_batched_random_agent_is_uniform_over_the_legal_actions():
-    """``BatchedRandom`` (the kernel ``random_legal_actions``, also the vector envs' random
+def test_the_vector_random_agent_is_uniform_over_the_legal_actions():
+    """``VectorRandom`` (the kernel ``random_legal_actions``, also the vector envs' random
     play) draws every legal action equally often."""
     observations = np.zeros((len(GAPPY_MASKS), 1), np.float32)
-    draws = _batched_draws(BatchedRandom(), observations, GAPPY_MASKS, 6_000, seed=4)
-    assert_frequencies(draws, _uniform(GAPPY_MASKS), "BatchedRandom")
+    draws = _vector_draws(VectorRandom(), observations, GAPPY_MASKS, 6_000, seed=4)
+    assert_frequencies(draws, _uniform(GAPPY_MASKS), "VectorRandom")
     rows = np.repeat(GAPPY_MASKS, 6_000, axis=0)
     kernel = random_legal_actions(rows, np.random.default_rng(9)).reshape(len(GAPPY_MASKS), -1)
     assert_frequencies(kernel, _uniform(GAPPY_MASKS), "random_legal_actions")

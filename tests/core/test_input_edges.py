@@ -1,8 +1,8 @@
 """Every front refuses out-of-range input the same way (issue 40, point 5). This file holds the
 rule and the AEC env's ``step`` (``raw_env`` and ``env()``); the other fronts are tried
 against the same rule in tests/vector/test_front_edges.py (``make_vec``),
-tests/training/test_wrapper_edges.py (``SingleAgentEnv``, the Gymnasium ids, ``BatchedVecEnv``,
-``BatchedGymVectorEnv``, ``action_masks()``), tests/web/test_web_edges.py (the JSON API's
+tests/training/test_wrapper_edges.py (``SingleAgentEnv``, the Gymnasium ids, ``LearnerVecEnv``,
+``LearnerGymVectorEnv``, ``action_masks()``), tests/web/test_web_edges.py (the JSON API's
 seats and actions) and tests/agents/test_spec_edges.py (agent specs and seeds).
 
 The rule (envs/core/actions.py; the README and docs/vector.md say it to users):

@@ -106,7 +106,7 @@ def test_the_readme_python_blocks_run_as_written(tmp_path, monkeypatch, capsys):
     pytest.importorskip("sb3_contrib")
     monkeypatch.chdir(tmp_path)
     blocks = [text for language, text in code_blocks(ROOT / "README.md") if language == "python"]
-    assert len(blocks) == 3  # PettingZoo, SB3, the batched engine
+    assert len(blocks) == 3  # PettingZoo, SB3, the vector engine
     for text in blocks:
         exec(compile(text, "README.md", "exec"), {"__name__": "readme"})
     shown = capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""``evaluate_batched``: one agent alone against a field on the batched engine, counted as
+"""``evaluate_on_vector``: one agent alone against a field on the vector engine, counted as
 ``evaluate`` counts, and ``cardarena eval --field`` on top of it."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import pytest
 
 from cardarena import cli
 from cardarena.agents import EnvSpec, RandomAgent, make_agent
-from cardarena.agents.batched import BatchedRandom
+from cardarena.agents.vector import VectorRandom
 from cardarena.envs import make
 from cardarena.envs.core import InvalidConfigError
 from cardarena.evaluation.evaluate import evaluate
-from cardarena.evaluation.evaluate_vector import evaluate_batched, win_share
+from cardarena.evaluation.evaluate_vector import evaluate_on_vector, win_share
 from cardarena.evaluation.stats import wilson_interval
 
 
@@ -28,7 +28,7 @@ def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
 def test_random_alone_against_random_wins_one_game_in_n(players):
     # Cardline has no draws, so equals share the wins exactly 1/N each; within the 99.9%
     # interval (z = 3.29) of 2000 games, some 3.5 points either side.
-    result = evaluate_batched(
+    result = evaluate_on_vector(
         EnvSpec("cardline_v0", {"num_players": players}), "random", "random", 2000, seed=3
     )
     low, high = wilson_interval(result.wins, result.games, z=3.29)
@@ -38,16 +38,16 @@ def test_random_alone_against_random_wins_one_game_in_n(players):
 
 @pytest.mark.parametrize(("env", "players"), [("cardline_v0", 2), ("promise_war_v0", 3)])
 def test_the_heuristic_wins_clearly_more_than_its_share(env, players):
-    result = evaluate_batched(EnvSpec(env, {"num_players": players}), "heuristic", "random", 1000)
+    result = evaluate_on_vector(EnvSpec(env, {"num_players": players}), "heuristic", "random", 1000)
     assert win_share(result)[1] > 1 / players + 0.15, result.summary()
 
 
 class Spy:
-    """A random ``BatchedAgent`` that records the games it is told of and the seats it acts
+    """A random ``VectorAgent`` that records the games it is told of and the seats it acts
     in, per slot."""
 
     def __init__(self) -> None:
-        self.inner = BatchedRandom()
+        self.inner = VectorRandom()
         self.games: dict[int, int] = {}  # slot -> games started
         self.seats: list[tuple[int, int, int]] = []  # (slot, game number in slot, seat)
 
@@ -64,7 +64,7 @@ class Spy:
 def test_seats_rotate_game_by_game_and_every_game_is_announced():
     games, batch, players = 30, 7, 3
     me, field = Spy(), Spy()
-    result = evaluate_batched(
+    result = evaluate_on_vector(
         EnvSpec("promise_war_v0", {"num_players": players}), me, field, games, max_batch=batch
     )
     assert dict(result.seat_games) == {"player_0": 10, "player_1": 10, "player_2": 10}
@@ -84,7 +84,7 @@ def test_seats_rotate_game_by_game_and_every_game_is_announced():
 
 @pytest.mark.parametrize(("games", "batch"), [(37, 8), (5, 4096), (64, 64)])
 def test_exactly_the_games_asked_for_are_counted(games, batch):
-    result = evaluate_batched(EnvSpec("ironman_war_v0"), "heuristic", RandomAgent(), games,
+    result = evaluate_on_vector(EnvSpec("ironman_war_v0"), "heuristic", RandomAgent(), games,
                               max_batch=batch)  # fmt: skip
     assert result.games == games
     assert result.wins + result.draws + result.losses + result.truncated == games
@@ -95,7 +95,7 @@ def test_a_seed_replays_exactly():
     spec = EnvSpec("promise_war_v0", {"num_players": 3})
 
     def run(seed: int):
-        return evaluate_batched(spec, "heuristic", "random", 300, seed=seed, max_batch=64)
+        return evaluate_on_vector(spec, "heuristic", "random", 300, seed=seed, max_batch=64)
 
     assert run(5) == run(5)
     assert run(5) != run(6)
@@ -103,7 +103,9 @@ def test_a_seed_replays_exactly():
 
 def test_truncated_games_are_counted_as_truncated():
     # One trick at most: every game is cut before anyone has won.
-    result = evaluate_batched(EnvSpec("promise_war_v0", {"max_tricks": 1}), "random", "random", 50)
+    result = evaluate_on_vector(
+        EnvSpec("promise_war_v0", {"max_tricks": 1}), "random", "random", 50
+    )
     assert result.truncated == 50 and result.wins == result.draws == result.losses == 0
 
 
@@ -111,29 +113,29 @@ def test_agrees_with_the_scalar_evaluate_within_intervals():
     """Different deals (the engine's own generators), same figures within 99% intervals."""
     for players, scalar_games in ((2, 160), (3, 90)):
         spec = EnvSpec("cardline_v0", {"num_players": players})
-        batched = evaluate_batched(spec, "heuristic", "random", 3000, seed=1)
+        vector = evaluate_on_vector(spec, "heuristic", "random", 3000, seed=1)
         scalar = evaluate(lambda p=players: make("cardline_v0", num_players=p),
                           make_agent("heuristic"), "random", scalar_games, seed=1)  # fmt: skip
         assert _overlap(
-            wilson_interval(batched.wins, batched.games, z=2.576),
+            wilson_interval(vector.wins, vector.games, z=2.576),
             wilson_interval(scalar.wins, scalar.games, z=2.576),
-        ), (batched.summary(), scalar.summary())
+        ), (vector.summary(), scalar.summary())
         assert dict(scalar.seat_games) == {
-            seat: count * scalar_games // 3000 for seat, count in batched.seat_games
+            seat: count * scalar_games // 3000 for seat, count in vector.seat_games
         }
 
 
-def test_an_agent_without_a_batched_form_plays_row_by_row():
+def test_an_agent_without_a_vector_form_plays_row_by_row():
     class FirstLegal:
         def act(self, observation):
             return int(np.flatnonzero(observation["action_mask"])[0])
 
-    result = evaluate_batched(EnvSpec("ironman_war_v0"), FirstLegal(), "random", 12)
+    result = evaluate_on_vector(EnvSpec("ironman_war_v0"), FirstLegal(), "random", 12)
     assert result.games == 12
 
 
 def test_win_share_is_wins_over_games_with_the_wilson_interval():
-    result = evaluate_batched(EnvSpec("promise_war_v0"), "random", "random", 400)
+    result = evaluate_on_vector(EnvSpec("promise_war_v0"), "random", "random", 400)
     assert result.draws > 0  # draws are not wins
     share, low, high = win_share(result)
     assert share == result.wins / 400
@@ -143,7 +145,7 @@ def test_win_share_is_wins_over_games_with_the_wilson_interval():
 @pytest.mark.parametrize(("games", "batch"), [(0, 10), (10, 0), (True, 10), (1.5, 10)])
 def test_bad_counts_are_refused(games, batch):
     with pytest.raises(InvalidConfigError, match="must be"):
-        evaluate_batched(EnvSpec("promise_war_v0"), "random", "random", games, max_batch=batch)
+        evaluate_on_vector(EnvSpec("promise_war_v0"), "random", "random", games, max_batch=batch)
 
 
 # --- cardarena eval --field ------------------------------------------------------------------
@@ -166,7 +168,7 @@ def test_eval_field_prints_a_line_per_agent_and_writes_field_json(tmp_path):
         ("heuristic", "random", 300),
         ("random", "random", 300),
     ]
-    expected = evaluate_batched(
+    expected = evaluate_on_vector(
         EnvSpec("promise_war_v0", {"num_players": 3}), "heuristic", "random", 300, seed=4
     )
     first = entries[0]

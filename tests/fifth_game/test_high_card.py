@@ -212,8 +212,8 @@ def test_a_subprocess_sees_the_builtin_games_only():
 
 
 @needs_test_game
-def test_the_test_game_trains_on_the_batched_engine_without_a_heuristic(tmp_path):
-    """``train --backend vector`` needs nothing of a game but its registry line and batched
+def test_the_test_game_trains_on_the_vector_engine_without_a_heuristic(tmp_path):
+    """``train --backend vector`` needs nothing of a game but its registry line and vector
     rules: it is evaluated against random alone and says the heuristic is missing."""
     pytest.importorskip("torch")
     import json

@@ -92,6 +92,7 @@ PURE_CORE = {
         "errors",
         "events",
         "game",
+        "moved",
         "options",
         "state_checks",
         "tables",

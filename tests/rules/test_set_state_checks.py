@@ -4,7 +4,7 @@ States are reached by random legal play (every example config, multi-player tabl
 that leave cards out of the game or shorten the battle deck), sometimes resampled as search
 does. Every one is accepted; one field tampered with at a time is refused with an
 ``InvalidConfigError`` naming that field, while the caller's state and the env's current game
-stay as they were. The batched engines' ``set_state`` refuses the same states.
+stay as they were. The vector engines' ``set_state`` refuses the same states.
 """
 
 from __future__ import annotations
@@ -436,7 +436,7 @@ def test_num_steps_is_checked_under_its_own_name():
         raw.set_state(raw.game_state, -1)
 
 
-# --- the batched engines load states through the same check ----------------------------------
+# --- the vector engines load states through the same check ----------------------------------
 BATCH_TAMPERS = {
     "cardline_v0": ("hands", _second_copy_in_hand),
     "promise_war_v0": ("hands", lambda s: s.hands.__setitem__((0, 1), -5)),

@@ -2,7 +2,7 @@
 headline start by the starts' final training evaluations and then reports the start's
 measurement (the ladder's "best of two starts" is this choice; its tournaments and tables pick
 nothing): the games of the two must never meet. A tiny run records, through seams, every
-evaluation seed and every game generator the batched engine is seeded with, phase by phase
+evaluation seed and every game generator the vector engine is seeded with, phase by phase
 (training deals, the choosing evaluations, the measurement), and the sets must not intersect;
 the plan's own account of the choosing seeds must contain what the trainer really used, and
 the measurement seed must stay out of it even where its stream's first draw falls inside.
@@ -63,14 +63,14 @@ class Phases:
 
 @pytest.fixture
 def phases(monkeypatch: pytest.MonkeyPatch) -> Phases:
-    """The seams: the trainer's evaluations choose, ``evaluate_vector.evaluate_batched`` as
+    """The seams: the trainer's evaluations choose, ``evaluate_vector.evaluate_on_vector`` as
     exploit imports it measures, and ``slot_seeds`` (every game's generator, in the engine
     and in the learner's batch) says which games each phase dealt."""
     found = Phases()
-    original = evaluate_vector.evaluate_batched
-    monkeypatch.setattr(train_vector, "evaluate_batched", found.evaluation("choosing", original))
+    original = evaluate_vector.evaluate_on_vector
+    monkeypatch.setattr(train_vector, "evaluate_on_vector", found.evaluation("choosing", original))
     monkeypatch.setattr(
-        evaluate_vector, "evaluate_batched", found.evaluation("measuring", original)
+        evaluate_vector, "evaluate_on_vector", found.evaluation("measuring", original)
     )
     monkeypatch.setattr(front, "slot_seeds", found.deals(front.slot_seeds))
     monkeypatch.setattr(vector_env, "slot_seeds", found.deals(vector_env.slot_seeds))

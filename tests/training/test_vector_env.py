@@ -1,5 +1,5 @@
-"""The batched single-learner envs (SB3 ``BatchedVecEnv``, Gymnasium ``BatchedGymVectorEnv``)
-and the batched opponents: the VecEnv and VectorEnv contracts (neither library has a checker
+"""The vector single-learner envs (SB3 ``LearnerVecEnv``, Gymnasium ``LearnerGymVectorEnv``)
+and the vector opponents: the VecEnv and VectorEnv contracts (neither library has a checker
 for a vectorized env, so the checks are written here), the learner's view proved equal to
 ``SingleAgentEnv``'s in the very same game states, seeding, opponent forms, and MaskablePPO
 training through them."""
@@ -21,30 +21,30 @@ from cardarena.agents import (
     PretrainedAgent,
     RandomAgent,
 )
-from cardarena.agents.batched import (
-    BatchedHeuristic,
-    BatchedPolicy,
-    BatchedRandom,
-    RowsAgent,
-    as_batched,
-    batched_agent,
-)
 from cardarena.agents.pretrained import shipped_policies
+from cardarena.agents.vector import (
+    RowsAgent,
+    VectorHeuristic,
+    VectorPolicy,
+    VectorRandom,
+    as_vector,
+    vector_agent,
+)
 from cardarena.envs import make_raw
 from cardarena.envs.core import IllegalActionError, InvalidConfigError
 from cardarena.envs.vector import make_vec
 from cardarena.training import SingleAgentEnv
 from cardarena.training.league import LeaguePool
-from cardarena.training.vector_env import BatchedGymVectorEnv, BatchedVecEnv
+from cardarena.training.vector_env import LearnerGymVectorEnv, LearnerVecEnv
 
 #: The test game and one real game with a heuristic, a shipped policy and no chance after the
 #: deal (so a reference env loaded with a batch game's state plays the same game to its end).
 GAMES = [TEST_GAME, "promise_war_v0"]
-ADAPTERS = [BatchedVecEnv, BatchedGymVectorEnv]
+ADAPTERS = [LearnerVecEnv, LearnerGymVectorEnv]
 
 
 class FirstLegal:
-    """A batched opponent that always plays its lowest legal action (draws nothing)."""
+    """A vector opponent that always plays its lowest legal action (draws nothing)."""
 
     def act(self, observations, masks, seats, slots, rng):
         return np.argmax(masks, axis=1).astype(np.int64)
@@ -54,7 +54,7 @@ class FirstLegal:
 
 
 class FirstLegalAgent(BaseAgent):
-    """The same player as a scalar agent (it has no batched form: ``RowsAgent`` plays it)."""
+    """The same player as a scalar agent (it has no vector form: ``RowsAgent`` plays it)."""
 
     def act(self, observation):
         return int(np.flatnonzero(observation["action_mask"])[0])
@@ -68,7 +68,7 @@ def random_actions(masks, rng):
 
 
 def reset(venv, seed=None):
-    if isinstance(venv, BatchedGymVectorEnv):
+    if isinstance(venv, LearnerGymVectorEnv):
         return venv.reset(seed=seed)[0]
     if seed is not None:
         venv.seed(seed)
@@ -77,7 +77,7 @@ def reset(venv, seed=None):
 
 def step(venv, actions):
     """(obs, rewards, terminated, truncated, final observations by game) of either adapter."""
-    if isinstance(venv, BatchedGymVectorEnv):
+    if isinstance(venv, LearnerGymVectorEnv):
         obs, rewards, terminated, truncated, _ = venv.step(actions)
         done = terminated | truncated
         return obs, rewards, terminated, truncated, {g: obs[g] for g in np.flatnonzero(done)}
@@ -91,7 +91,7 @@ def step(venv, actions):
 @pytest.mark.parametrize("env_name", GAMES)
 def test_vec_env_contract(env_name):
     n = 32
-    venv = BatchedVecEnv(env_name, n, seed=1)
+    venv = LearnerVecEnv(env_name, n, seed=1)
     raw = make_raw(env_name)
     box, actions = venv.observation_space, venv.action_space
     assert isinstance(box, spaces.Box) and box.dtype == np.float32
@@ -133,7 +133,7 @@ def test_vec_env_contract(env_name):
 @pytest.mark.parametrize("env_name", GAMES)
 def test_gym_vector_env_contract_and_next_step_autoreset(env_name):
     n = 16
-    venv = BatchedGymVectorEnv(env_name, n, seed=2)
+    venv = LearnerGymVectorEnv(env_name, n, seed=2)
     assert venv.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
     single = venv.single_observation_space
     assert isinstance(single, spaces.Box) and venv.observation_space.shape == (n, *single.shape)
@@ -229,7 +229,7 @@ def test_the_learner_sees_what_single_agent_env_shows_in_the_same_states(adapter
             if ended or cut:
                 ends += 1
                 assert np.array_equal(seen, finals[game])
-                if adapter is BatchedGymVectorEnv:
+                if adapter is LearnerGymVectorEnv:
                     dealing[game] = True
                 else:
                     bridges[game], first = reference_at(venv, game)
@@ -240,7 +240,7 @@ def test_the_learner_sees_what_single_agent_env_shows_in_the_same_states(adapter
 
 
 def test_rows_agree_with_the_engine_observe():
-    venv = BatchedVecEnv("promise_war_v0", 16, seed=4, opponent="heuristic", num_players=4)
+    venv = LearnerVecEnv("promise_war_v0", 16, seed=4, opponent="heuristic", num_players=4)
     obs = venv.reset()
     rng = np.random.default_rng(2)
     for _ in range(40):
@@ -281,44 +281,44 @@ def test_a_seed_fixes_deals_seats_and_opponents(adapter):
 # --- opponents ---------------------------------------------------------------------------
 def test_opponent_forms_and_swapping():
     spec = EnvSpec("promise_war_v0")
-    assert isinstance(batched_agent("random", spec), BatchedRandom)
-    assert isinstance(batched_agent(RandomAgent(), spec), BatchedRandom)
-    assert isinstance(batched_agent("heuristic", spec), BatchedHeuristic)
-    assert isinstance(batched_agent("pretrained", spec), BatchedPolicy)
-    assert isinstance(batched_agent(PretrainedAgent(), spec), BatchedPolicy)
+    assert isinstance(vector_agent("random", spec), VectorRandom)
+    assert isinstance(vector_agent(RandomAgent(), spec), VectorRandom)
+    assert isinstance(vector_agent("heuristic", spec), VectorHeuristic)
+    assert isinstance(vector_agent("pretrained", spec), VectorPolicy)
+    assert isinstance(vector_agent(PretrainedAgent(), spec), VectorPolicy)
     torch_agent = MaskablePolicyAgent(object(), make_raw("promise_war_v0").layout.space())
-    assert batched_agent(torch_agent, spec) is None
-    assert isinstance(as_batched(torch_agent, spec), RowsAgent)
-    assert batched_agent("oracle", EnvSpec("cardline_v0")) is None
+    assert vector_agent(torch_agent, spec) is None
+    assert isinstance(as_vector(torch_agent, spec), RowsAgent)
+    assert vector_agent("oracle", EnvSpec("cardline_v0")) is None
     with pytest.raises(InvalidConfigError, match="no strategy"):
-        batched_agent("heuristic", EnvSpec(TEST_GAME))
+        vector_agent("heuristic", EnvSpec(TEST_GAME))
     ironman = EnvSpec("ironman_war_v0")
     with pytest.raises(InvalidConfigError, match="trained for"):
-        batched_agent(PretrainedAgent(path=shipped_policies()["promise_war_v0"]), ironman)
+        vector_agent(PretrainedAgent(path=shipped_policies()["promise_war_v0"]), ironman)
 
-    venv = BatchedVecEnv("promise_war_v0", 64, seed=0, opponent=["random", "heuristic"])
+    venv = LearnerVecEnv("promise_war_v0", 64, seed=0, opponent=["random", "heuristic"])
     venv.reset()
     rng = np.random.default_rng(0)
     for _ in range(10):
         venv.step(random_actions(venv.action_masks(), rng))
     kinds = {type(venv.core._pool[int(i)]) for i in venv.core.opponent_of}
-    assert kinds == {BatchedRandom, BatchedHeuristic}
+    assert kinds == {VectorRandom, VectorHeuristic}
     venv.env_method("set_opponent", LeaguePool(baselines=("random", "pretrained")))
     for _ in range(30):
         venv.step(random_actions(venv.action_masks(), rng))
     kinds = {type(venv.core._pool[int(i)]) for i in venv.core.opponent_of}
-    assert kinds == {BatchedRandom, BatchedPolicy}
+    assert kinds == {VectorRandom, VectorPolicy}
 
 
-def test_an_agent_without_a_batched_form_plays_row_by_row_the_same_games():
+def test_an_agent_without_a_vector_form_plays_row_by_row_the_same_games():
     runs = [
-        trajectory(BatchedVecEnv("promise_war_v0", 8, seed=1, opponent=opponent), steps=30)
+        trajectory(LearnerVecEnv("promise_war_v0", 8, seed=1, opponent=opponent), steps=30)
         for opponent in (FirstLegal(), FirstLegalAgent())
     ]
     assert all(np.array_equal(a, b) for a, b in zip(*runs, strict=True))
 
 
-def test_batched_policy_is_the_numpy_policy_row_by_row(tmp_path):
+def test_vector_policy_is_the_numpy_policy_row_by_row(tmp_path):
     path = shipped_policies()["promise_war_v0"]
     policy = NumpyPolicy.load(path)
     venv = make_vec("promise_war_v0", 64, seed=0)
@@ -331,36 +331,36 @@ def test_batched_policy_is_the_numpy_policy_row_by_row(tmp_path):
         batch = venv.step(random_actions(batch.action_mask, rng))
     observations, masks = np.concatenate(observations), np.concatenate(masks)
     seats = slots = np.zeros(len(masks), np.int64)
-    exported = batched_agent(str(policy.save(tmp_path / "copy.npz")), EnvSpec("promise_war_v0"))
-    assert isinstance(exported, BatchedPolicy)
+    exported = vector_agent(str(policy.save(tmp_path / "copy.npz")), EnvSpec("promise_war_v0"))
+    assert isinstance(exported, VectorPolicy)
     greedy = exported.act(observations, masks, seats, slots, rng)
     expected = [policy.act(o, m) for o, m in zip(observations, masks, strict=True)]
     assert greedy.tolist() == expected
-    sampler = BatchedPolicy(policy, deterministic=False)
+    sampler = VectorPolicy(policy, deterministic=False)
     drawn = sampler.act(observations, masks, seats, slots, np.random.default_rng(3))
     assert masks[np.arange(len(masks)), drawn].all()
     again = sampler.act(observations, masks, seats, slots, np.random.default_rng(3))
     assert np.array_equal(drawn, again) and not np.array_equal(drawn, greedy)
-    random_rows = BatchedRandom().act(observations, masks, seats, slots, rng)
+    random_rows = VectorRandom().act(observations, masks, seats, slots, rng)
     assert masks[np.arange(len(masks)), random_rows].all()
-    sampled = batched_agent(
+    sampled = vector_agent(
         f"{tmp_path / 'copy.npz'}:deterministic=false", EnvSpec("promise_war_v0")
     )
-    assert isinstance(sampled, BatchedPolicy) and not sampled.deterministic
+    assert isinstance(sampled, VectorPolicy) and not sampled.deterministic
     with pytest.raises(InvalidConfigError, match="deterministic"):
-        batched_agent(f"{tmp_path / 'copy.npz'}:deterministic=yes", EnvSpec("promise_war_v0"))
+        vector_agent(f"{tmp_path / 'copy.npz'}:deterministic=yes", EnvSpec("promise_war_v0"))
 
 
 # --- training ----------------------------------------------------------------------------
 @pytest.mark.parametrize("env_name", GAMES)
-def test_maskable_ppo_trains_on_the_batched_vec_env(env_name, tmp_path):
-    """Two updates, then self-play: the model's checkpoint as a batched opponent (through a
+def test_maskable_ppo_trains_on_the_learner_vec_env(env_name, tmp_path):
+    """Two updates, then self-play: the model's checkpoint as a vector opponent (through a
     league pool) acts as the model itself does."""
     from sb3_contrib import MaskablePPO
 
     from cardarena.training.checkpoint import save_checkpoint
 
-    venv = BatchedVecEnv(env_name, 64, seed=0, opponent="random")
+    venv = LearnerVecEnv(env_name, 64, seed=0, opponent="random")
     model = MaskablePPO(
         "MlpPolicy", venv, n_steps=32, batch_size=512, n_epochs=1, seed=0, device="cpu"
     )
@@ -372,8 +372,8 @@ def test_maskable_ppo_trains_on_the_batched_vec_env(env_name, tmp_path):
     assert venv.action_masks()[np.arange(64), actions].all()
     spec = EnvSpec(env_name)
     snapshot = save_checkpoint(tmp_path / "snapshot", model, spec, venv.scaler, 4096)
-    opponent = batched_agent(str(snapshot), spec)
-    assert isinstance(opponent, BatchedPolicy)
+    opponent = vector_agent(str(snapshot), spec)
+    assert isinstance(opponent, VectorPolicy)
     raw = venv.core.engine.observe(venv.learner_seats)  # the rows unscaled
     games = np.arange(64)
     assert np.array_equal(opponent.act(raw, venv.action_masks(), games, games, None), actions)
@@ -381,7 +381,7 @@ def test_maskable_ppo_trains_on_the_batched_vec_env(env_name, tmp_path):
     rng = np.random.default_rng(0)
     for _ in range(10):
         venv.step(random_actions(venv.action_masks(), rng))
-    assert [type(agent) for agent in venv.core.opponents] == [BatchedPolicy]
+    assert [type(agent) for agent in venv.core.opponents] == [VectorPolicy]
 
 
 @pytest.mark.parametrize("env_name", GAMES)
@@ -391,8 +391,8 @@ def test_the_gym_vector_env_feeds_a_maskable_policy(env_name):
     from gymnasium.wrappers.vector import RecordEpisodeStatistics
     from sb3_contrib import MaskablePPO
 
-    model = MaskablePPO("MlpPolicy", BatchedVecEnv(env_name, 4, seed=0), n_steps=8, device="cpu")
-    venv = RecordEpisodeStatistics(BatchedGymVectorEnv(env_name, 64, seed=0))
+    model = MaskablePPO("MlpPolicy", LearnerVecEnv(env_name, 4, seed=0), n_steps=8, device="cpu")
+    venv = RecordEpisodeStatistics(LearnerGymVectorEnv(env_name, 64, seed=0))
     obs, infos = venv.reset(seed=0)
     returns = []
     for _ in range(64):

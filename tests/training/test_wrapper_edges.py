@@ -1,7 +1,7 @@
 """The Gymnasium and SB3 wrappers against the rule of tests/core/test_input_edges.py:
 ``SingleAgentEnv`` (built on ``env()`` or on ``raw_env``, in each ``illegal=`` mode, and as
-``gymnasium.make``'s registered id) and the learner's batch (``BatchedVecEnv`` for SB3,
-``BatchedGymVectorEnv`` for Gymnasium). A legal integer of any numpy type is played as the
+``gymnasium.make``'s registered id) and the learner's batch (``LearnerVecEnv`` for SB3,
+``LearnerGymVectorEnv`` for Gymnasium). A legal integer of any numpy type is played as the
 Python int (the int64 array); a malformed or out-of-range value raises ``IllegalActionError``
 in every mode and leaves the observation, ``action_masks()``, the generators and the game as
 they were; an integer in range that the mask does not allow does what the mode documents."""
@@ -26,10 +26,10 @@ from hypothesis import strategies as st
 
 from cardarena.envs import ENVS, make_raw
 from cardarena.envs.core import ILLEGAL_ACTION, IllegalActionError
-from cardarena.envs.vector import has_batched
+from cardarena.envs.vector import has_vector
 from cardarena.training.gym_registration import gym_id, register_gym_envs
 from cardarena.training.single_agent import ILLEGAL_MODES, SingleAgentEnv
-from cardarena.training.vector_env import BatchedGymVectorEnv, BatchedVecEnv
+from cardarena.training.vector_env import LearnerGymVectorEnv, LearnerVecEnv
 
 NAMES = sorted(ENVS)
 KINDS = ("env", "raw_env", "gymnasium.make")
@@ -139,21 +139,21 @@ def test_single_agent_env_plays_or_refuses_by_the_rule(name, kind, illegal, seed
     event(check_bridge(name, kind, illegal, seed, moves, value))
 
 
-# --- the learner's batch: BatchedVecEnv (SB3) and BatchedGymVectorEnv (Gymnasium) ---------
-VECTOR_NAMES = [name for name in NAMES if has_batched(name)]
+# --- the learner's batch: LearnerVecEnv (SB3) and LearnerGymVectorEnv (Gymnasium) ---------
+VECTOR_NAMES = [name for name in NAMES if has_vector(name)]
 GAMES = 4
 _BATCHES: dict[tuple[str, str], tuple[Any, Any]] = {}
 
 
 def batch_pair(name: str, kind: str) -> tuple[Any, Any]:
     if (name, kind) not in _BATCHES:
-        build = BatchedVecEnv if kind == "sb3" else BatchedGymVectorEnv
+        build = LearnerVecEnv if kind == "sb3" else LearnerGymVectorEnv
         _BATCHES[name, kind] = (build(name, GAMES, seed=0), build(name, GAMES, seed=0))
     return _BATCHES[name, kind]
 
 
 def reset(venv: Any, seed: int) -> None:
-    if isinstance(venv, BatchedVecEnv):
+    if isinstance(venv, LearnerVecEnv):
         venv.seed(seed)
         venv.reset()
     else:

@@ -1,12 +1,12 @@
-"""Every batched engine against its reference rules, transition by transition.
+"""Every vector engine against its reference rules, transition by transition.
 
-For every env that declares a batched engine and every one of its ``example_configs``, at least
+For every env that declares a vector engine and every one of its ``example_configs``, at least
 30,000 transitions of random play (hundreds of whole games per config, autoreset deals
 included; 10,000 for the test game) are checked by ``vector_checks.check_against_reference``.
 ``CARDARENA_VECTOR_TRANSITIONS`` sets another count: 1000000 for a long check after changing
 an engine, a small one for a quick local run. The check: the observation and mask rows equal
 what a raw env continued from ``state_of(i)`` gives, and the reference rules advance that
-state to exactly ``state_of(i)`` after the batched step.
+state to exactly ``state_of(i)`` after the vector step.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from vector_checks import batched_cases, check_against_reference
+from vector_checks import check_against_reference, vector_cases
 
 from cardarena.envs import ENVS
 
@@ -30,10 +30,8 @@ def batch_size(transitions: int) -> int:
     return min(64, max(8, transitions // 400))
 
 
-@pytest.mark.parametrize(
-    ("env_name", "index", "config"), batched_cases(), ids=lambda v: str(v)[:40]
-)
-def test_batched_rules_equal_the_reference(env_name, index, config):
+@pytest.mark.parametrize(("env_name", "index", "config"), vector_cases(), ids=lambda v: str(v)[:40])
+def test_vector_rules_equal_the_reference(env_name, index, config):
     builtin = ENVS[env_name].__name__.startswith("cardarena.envs.")
     transitions = TRANSITIONS if builtin else TEST_GAME_TRANSITIONS
     num_envs = batch_size(transitions)

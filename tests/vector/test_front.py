@@ -1,6 +1,6 @@
-"""The vector front on every batched engine: the batch's shapes and meaning, seeding,
+"""The vector front on every vector engine: the batch's shapes and meaning, seeding,
 next-step autoreset, action and config errors, set_state, scaling, and the JIT's equivalence
-with plain Python. Each check runs on every env that declares ``BATCHED`` (the test game too).
+with plain Python. Each check runs on every env that declares ``VECTOR`` (the test game too).
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers import random_playout
-from vector_checks import batched_cases, batched_env_names, random_legal_actions
+from vector_checks import random_legal_actions, vector_cases, vector_env_names
 
 from cardarena.envs import ENVS, IllegalActionError, InvalidConfigError, make_raw
-from cardarena.envs.vector import batched_rules_class, make_vec
+from cardarena.envs.vector import make_vec, vector_rules_class
 
-NAMES = batched_env_names()
+NAMES = vector_env_names()
 TESTS = Path(__file__).resolve().parents[1]
 
 
@@ -46,7 +46,7 @@ def play(venv, steps, seed=0):
     return rows
 
 
-def test_every_builtin_game_has_a_batched_engine():
+def test_every_builtin_game_has_a_vector_engine():
     builtin = [name for name in ENVS if ENVS[name].__name__.startswith("cardarena.envs.")]
     assert set(builtin) <= set(NAMES)
 
@@ -55,7 +55,7 @@ def test_every_builtin_game_has_a_batched_engine():
 def test_each_engine_keeps_its_bridge_beside_it_and_never_imports_it(env_name):
     """The conversions to and from a rules state live in ``bridge.py`` beside the engine (the
     tests' door to the engine), and the engine's module holds only the loops."""
-    engine = batched_rules_class(env_name)
+    engine = vector_rules_class(env_name)
     bridge = engine.bridge()
     package = engine.__module__.rpartition(".")[0]
     assert bridge.__name__ == f"{package}.bridge"
@@ -72,13 +72,13 @@ def test_each_engine_keeps_its_bridge_beside_it_and_never_imports_it(env_name):
 
 
 def test_an_engine_without_a_bridge_says_where_it_belongs(monkeypatch):
-    engine = batched_rules_class(NAMES[0])
-    orphan = type("Orphan", (engine,), {"__module__": "cardarena.envs.nowhere.batched"})
+    engine = vector_rules_class(NAMES[0])
+    orphan = type("Orphan", (engine,), {"__module__": "cardarena.envs.nowhere.vector"})
     with pytest.raises(NotImplementedError, match=r"cardarena\.envs\.nowhere\.bridge"):
         orphan.state_difference(None, None, None)
 
 
-@pytest.mark.parametrize(("env_name", "index", "config"), batched_cases(), ids=str)
+@pytest.mark.parametrize(("env_name", "index", "config"), vector_cases(), ids=str)
 def test_batch_shapes_types_and_meaning(env_name, index, config):
     venv = make_vec(env_name, 16, seed=3, **config)
     raw = make_raw(env_name, **config)
@@ -189,7 +189,7 @@ def test_bad_config_raises_the_envs_error():
         make_vec("chess_v0", 4)
 
 
-@pytest.mark.parametrize(("env_name", "index", "config"), batched_cases(), ids=str)
+@pytest.mark.parametrize(("env_name", "index", "config"), vector_cases(), ids=str)
 def test_set_state_round_trip(env_name, index, config):
     raw = make_raw(env_name, **config)
     venv = make_vec(env_name, 3, seed=0, **config)
@@ -262,18 +262,18 @@ def env_random_games(env_name, games, rng):
 
 @pytest.mark.parametrize("env_name", NAMES)
 def test_random_play_statistics_match_the_env(env_name):
-    """Seat win rates and mean game length of random play, batched (20,000 games) and through
-    ``env()`` (400 games), agree within their 99% intervals."""
-    batched_games, env_games = 20_000, 400
-    wins_b, lengths_b = random_games(make_vec(env_name, 1024, seed=9), batched_games,
+    """Seat win rates and mean game length of random play, on the vector engine (20,000 games)
+    and through ``env()`` (400 games), agree within their 99% intervals."""
+    vector_games, env_games = 20_000, 400
+    wins_b, lengths_b = random_games(make_vec(env_name, 1024, seed=9), vector_games,
                                      np.random.default_rng(9))  # fmt: skip
     wins_e, lengths_e = env_random_games(env_name, env_games, np.random.default_rng(9))
     z = 2.576
     for seat, (w_b, w_e) in enumerate(zip(wins_b, wins_e, strict=True)):
-        p_b, p_e = w_b / batched_games, w_e / env_games
-        spread = z * np.sqrt(p_b * (1 - p_b) / batched_games + p_e * (1 - p_e) / env_games)
+        p_b, p_e = w_b / vector_games, w_e / env_games
+        spread = z * np.sqrt(p_b * (1 - p_b) / vector_games + p_e * (1 - p_e) / env_games)
         assert abs(p_b - p_e) <= spread + 1e-9, (seat, p_b, p_e, spread)
-    spread = z * np.sqrt(lengths_b.var() / batched_games + lengths_e.var() / env_games)
+    spread = z * np.sqrt(lengths_b.var() / vector_games + lengths_e.var() / env_games)
     assert abs(lengths_b.mean() - lengths_e.mean()) <= spread + 1e-9, (
         lengths_b.mean(), lengths_e.mean(), spread)  # fmt: skip
 
@@ -302,7 +302,7 @@ print(json.dumps([JIT_ENABLED, digests]))
 
 def test_plain_python_gives_the_jits_batches_bit_for_bit():
     pytest.importorskip("numba")
-    cases = json.dumps([[name, config] for name, _, config in batched_cases()])
+    cases = json.dumps([[name, config] for name, _, config in vector_cases()])
     program = _JIT_PROGRAM.format(tests=str(TESTS))
     results = {}
     for jit in ("1", "0"):

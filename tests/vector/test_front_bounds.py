@@ -17,9 +17,9 @@ from cardarena.envs.vector import make_vec
 from cardarena.envs.vector.front import (
     MAX_ENVS,
     action_array,
-    batched_rules_class,
     check_num_envs,
-    has_batched,
+    has_vector,
+    vector_rules_class,
 )
 
 ENV = "ironman_war_v0"
@@ -41,15 +41,15 @@ def test_the_batch_arrays_refuse_writes():
             getattr(batch, name)[0] = 0
 
 
-def test_an_env_without_a_batched_engine_is_named_with_those_that_have_one(monkeypatch):
+def test_an_env_without_a_vector_engine_is_named_with_those_that_have_one(monkeypatch):
     monkeypatch.setitem(ENVS, "plain_v0", types.SimpleNamespace())
-    assert not has_batched("plain_v0") and has_batched(ENV) and not has_batched("nothing_v0")
-    with pytest.raises(InvalidConfigError, match=r"has no batched engine; envs with one: .*iron"):
-        batched_rules_class("plain_v0")
-    odd = types.SimpleNamespace(BATCHED="cardarena.envs.vector.front:make_vec")
+    assert not has_vector("plain_v0") and has_vector(ENV) and not has_vector("nothing_v0")
+    with pytest.raises(InvalidConfigError, match=r"has no vector engine; envs with one: .*iron"):
+        vector_rules_class("plain_v0")
+    odd = types.SimpleNamespace(VECTOR="cardarena.envs.vector.front:make_vec")
     monkeypatch.setitem(ENVS, "odd_v0", odd)
-    with pytest.raises(InvalidConfigError, match="is not a BatchedRules class"):
-        batched_rules_class("odd_v0")
+    with pytest.raises(InvalidConfigError, match="is not a VectorRules class"):
+        vector_rules_class("odd_v0")
 
 
 class _Refusing:

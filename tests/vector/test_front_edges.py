@@ -21,12 +21,12 @@ from edge_values import (
 )
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from vector_checks import batched_env_names, random_legal_actions
+from vector_checks import random_legal_actions, vector_env_names
 
 from cardarena.envs.core import IllegalActionError
 from cardarena.envs.vector import make_vec
 
-NAMES = batched_env_names()
+NAMES = vector_env_names()
 GAMES = 4
 ARRAY_TYPES = (*INT_TYPES, np.float32, np.float64, np.bool_, object)
 _PAIRS: dict[str, tuple[Any, Any]] = {}

@@ -1,4 +1,4 @@
-"""The generic checks every batched game gets (importable as ``vector_checks``).
+"""The generic checks every vector game gets (importable as ``vector_checks``).
 
 ``check_against_reference`` plays random legal games in a ``BatchEnv`` and proves every
 transition against the reference rules: before each step, a raw env continued from
@@ -8,7 +8,7 @@ reference ``apply_action`` on the previous state equals ``state_of(i)`` (the gam
 
 ``distribution_differences`` compares two samples of the same features (a card's place, a
 pile's top card, who acts first ...) feature by feature with a two-sample chi-square test, for
-the checks of the batched engines' own deals and reshuffles (``test_batched_chance``).
+the checks of the vector engines' own deals and reshuffles (``test_vector_chance``).
 """
 
 from __future__ import annotations
@@ -21,19 +21,19 @@ import numpy as np
 from tie_breaks import tie_recorder
 
 from cardarena.envs import ENVS, make_raw
-from cardarena.envs.vector import batched_rules_class, has_batched, make_vec
+from cardarena.envs.vector import has_vector, make_vec, vector_rules_class
 
 
-def batched_env_names() -> list[str]:
-    """Every registered env that declares a batched engine, sorted."""
-    return [name for name in sorted(ENVS) if has_batched(name)]
+def vector_env_names() -> list[str]:
+    """Every registered env that declares a vector engine, sorted."""
+    return [name for name in sorted(ENVS) if has_vector(name)]
 
 
-def batched_cases() -> list[tuple[str, int, dict[str, Any]]]:
-    """(env, index, config) for every batched env and each of its ``example_configs``."""
+def vector_cases() -> list[tuple[str, int, dict[str, Any]]]:
+    """(env, index, config) for every vector env and each of its ``example_configs``."""
     return [
         (name, index, dict(config))
-        for name in batched_env_names()
+        for name in vector_env_names()
         for index, config in enumerate(ENVS[name].raw_env.example_configs)
     ]
 
@@ -51,11 +51,11 @@ def check_against_reference(
 
     Per step and game: a raw env continued from ``state_of(i)`` (``set_state``) must observe
     the batch row and mask; the raw env then plays the same action through the reference rules
-    and its state must be ``state_of(i)`` after the batched step (``state_difference``), with
+    and its state must be ``state_of(i)`` after the vector step (``state_difference``), with
     the same end and rewards; a game that ended must show the last mover's view of the end."""
     venv = make_vec(env_name, num_envs, seed, **config)
     raw = make_raw(env_name, **config)
-    differ = batched_rules_class(env_name).state_difference
+    differ = vector_rules_class(env_name).state_difference
     agents = raw.possible_agents
     rng = np.random.default_rng(seed)
     batch = venv.reset()
@@ -206,7 +206,7 @@ def distribution_differences(
 
 def capture_ties(monkeypatch: Any, module: Any) -> list[set[int]]:
     """Wrap ``module.choose`` so that every call appends its set of tied best actions to the
-    list returned: a batched heuristic's action must be in it."""
+    list returned: a vector heuristic's action must be in it."""
     capture, ties = tie_recorder(module)
     monkeypatch.setattr(module, "choose", capture)
     return ties

@@ -173,8 +173,8 @@ def spec_rows(name: str, module: ModuleType) -> list[tuple[str, str]]:
         rows.append(("Render modes", ", ".join(md_code(m) for m in metadata["render_modes"])))
         if "zero_sum" in metadata:
             rows.append(("Zero-sum", "yes" if metadata["zero_sum"] else "no"))
-        batched = getattr(module, "BATCHED", None)
-        rows.append(("Batched engine", md_code(batched) if batched else "none"))
+        vector = getattr(module, "VECTOR", None)
+        rows.append(("Vector engine", md_code(vector) if vector else "none"))
     finally:
         env.close()
     return rows

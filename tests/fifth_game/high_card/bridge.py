@@ -1,5 +1,5 @@
-"""High Card: one slot of the batched engine to and from a reference state (the three
-functions ``BatchedRules`` looks for in ``bridge.py`` beside the engine)."""
+"""High Card: one slot of the vector engine to and from a reference state (the three
+functions ``VectorRules`` looks for in ``bridge.py`` beside the engine)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import numpy as np
 from cardarena.envs.core.game import NO_PLAYER
 from cardarena.envs.core.kernels import generator_of
 
-from .batched import BatchedHighCard
 from .rules import HighCardState
+from .vector import VectorHighCard
 
 
-def state_of(engine: BatchedHighCard, slot: int) -> HighCardState:
+def state_of(engine: VectorHighCard, slot: int) -> HighCardState:
     state = object.__new__(HighCardState)
     state.game = engine.game
     state.rng = generator_of(engine.rng, slot)
@@ -29,7 +29,7 @@ def state_of(engine: BatchedHighCard, slot: int) -> HighCardState:
     return state
 
 
-def set_state(engine: BatchedHighCard, slot: int, state: HighCardState) -> None:
+def set_state(engine: VectorHighCard, slot: int, state: HighCardState) -> None:
     engine.hands[slot] = state.hands
     engine.stock[slot] = 0
     engine.stock[slot, : len(state.stock)] = state.stock

@@ -1,4 +1,4 @@
-"""Batched Iron Man 2 Game of War (``ironman_war_v0``): many games per call, in ``jit`` loops.
+"""Vector Iron Man 2 Game of War (``ironman_war_v0``): many games per call, in ``jit`` loops.
 
 The state of game ``i`` lives in two arrays (struct of arrays, one row per game):
 
@@ -18,12 +18,15 @@ except those piles (and the hands drawn from them), whose cards it compares as m
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..core.errors import InvalidConfigError
 from ..core.game import NO_PLAYER
 from ..core.kernels import jit, rng_shuffle
-from ..vector.rules import BatchedRules
+from ..core.moved import deprecate
+from ..vector.rules import VectorRules
 from .env import observation_layout
 from .rules import (
     CARD_VALUES,
@@ -586,8 +589,8 @@ def _observe_kernel(S: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
                 o[O_SLOT + s[SLOT]] = 1.0
 
 
-# --- the batched rules ---------------------------------------------------------------------------
-class BatchedIronManWar(BatchedRules):
+# --- the vector rules ---------------------------------------------------------------------------
+class VectorIronManWar(VectorRules):
     """``num_envs`` games of one ``IronManWarGame`` (either variant, any deck and caps)."""
 
     env_name = "ironman_war_v0"
@@ -598,7 +601,7 @@ class BatchedIronManWar(BatchedRules):
         if layout.size != OBSERVATION_SIZE or observation_size != OBSERVATION_SIZE:
             raise InvalidConfigError(
                 f"ironman_war observations are {OBSERVATION_SIZE} wide, this config gives "
-                f"{layout.size} (the layout changed: update envs/ironman_war/batched.py)"
+                f"{layout.size} (the layout changed: update envs/ironman_war/vector.py)"
             )
         self.capacity = max(int(game.deck_size), 1)
         self.S = np.zeros((self.num_envs, WIDTH), np.int32)
@@ -648,3 +651,8 @@ class BatchedIronManWar(BatchedRules):
 
     def observations(self, seats: np.ndarray, out: np.ndarray) -> None:
         _observe_kernel(self.S, np.asarray(seats, np.int64), out)
+
+
+if not TYPE_CHECKING:
+    # The old names, from before "vector" replaced "batched" (cardarena.envs.core.moved).
+    __getattr__ = deprecate(__name__, names={"BatchedIronManWar": "VectorIronManWar"})

@@ -1,5 +1,5 @@
-"""High Card's batched rules: the smallest ``BatchedRules``, proving a new game's batched
-engine gets every generic vector check by declaring ``BATCHED`` in its versioned module.
+"""High Card's vector rules: the smallest ``VectorRules``, proving a new game's vector
+engine gets every generic vector check by declaring ``VECTOR`` in its versioned module.
 
 State per slot (struct of arrays): ``hands``/``played`` ``[N, 2, R]`` (1 per rank), ``picks``
 ``[N, 2]`` (-1: none), ``won`` ``[N, 2]``, ``rounds`` ``[N]``, the ``stock`` ``[N, R]`` with its
@@ -12,7 +12,7 @@ import numpy as np
 
 from cardarena.envs.core.game import NO_PLAYER
 from cardarena.envs.core.kernels import jit, rng_shuffle
-from cardarena.envs.vector import BatchedRules
+from cardarena.envs.vector import VectorRules
 
 from .rules import NUM_PLAYERS, HighCardGame
 
@@ -99,7 +99,7 @@ def _observe(seats, hands, picks, played, won, rounds, stock_size, out):
         row[base + 7 + 2 * ranks] = rounds[i]
 
 
-class BatchedHighCard(BatchedRules):
+class VectorHighCard(VectorRules):
     """``num_envs`` High Card games of one ``HighCardGame``."""
 
     env_name = "high_card_v0"

@@ -14,9 +14,12 @@ games that start anew, as ``start_game`` does.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from cardarena.envs.core.kernels import jit
+from cardarena.envs.core.moved import deprecate
 from cardarena.envs.ironman_war.rules import CONCEDE, NUM_ACTIONS, NUM_BATTLES, SHIELD_BASE
 
 from ..base import EnvSpec
@@ -277,7 +280,7 @@ def _act_kernel(
                 out[r] = first
 
 
-class BatchedIronManWarHeuristic:
+class VectorIronManWarHeuristic:
     """``IronManStrategy`` (same parameters) for ``M`` rows at once: ``act`` returns each
     row's action. Commit plans are remembered per (game slot, seat)."""
 
@@ -363,3 +366,10 @@ class BatchedIronManWarHeuristic:
             out,
         )
         return out
+
+
+if not TYPE_CHECKING:
+    # The old names, from before "vector" replaced "batched" (cardarena.envs.core.moved).
+    __getattr__ = deprecate(
+        __name__, names={"BatchedIronManWarHeuristic": "VectorIronManWarHeuristic"}
+    )

@@ -1,4 +1,4 @@
-"""Batched Cardline (``cardline_v0``): thousands of games per call, exact to ``rules.py``.
+"""Vector Cardline (``cardline_v0``): thousands of games per call, exact to ``rules.py``.
 
 State lives in a few struct-of-arrays blocks (one row per game slot): ``scal`` (int32, the
 game's scalars, columns ``CHAR`` .. ``TRUNCATED``), ``seat`` (int32 ``[N, n, 7]``, per-seat
@@ -24,13 +24,14 @@ docstring: they are the engine's own, overwritten by the next step).
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from ..core.game import NO_PLAYER
 from ..core.kernels import jit, rng_below, rng_shuffle
-from ..vector.rules import BatchedRules
+from ..core.moved import deprecate
+from ..vector.rules import VectorRules
 from .env import observation_layout
 from .rules import (
     IN_BOX,
@@ -494,7 +495,7 @@ def _observe(
 
 
 # --- the engine --------------------------------------------------------------------------------
-class BatchedCardline(BatchedRules):
+class VectorCardline(VectorRules):
     """``num_envs`` Cardline games of one validated ``CardlineGame`` (any deck, 2-8 players)."""
 
     env_name: ClassVar[str] = "cardline_v0"
@@ -566,4 +567,8 @@ class BatchedCardline(BatchedRules):
         )  # fmt: skip
 
 
-__all__ = ["BatchedCardline"]
+if not TYPE_CHECKING:
+    # The old names, from before "vector" replaced "batched" (cardarena.envs.core.moved).
+    __getattr__ = deprecate(__name__, names={"BatchedCardline": "VectorCardline"})
+
+__all__ = ["VectorCardline"]

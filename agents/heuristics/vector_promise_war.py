@@ -9,15 +9,18 @@ the power itself, distinct for distinct actions, so ``rng`` is not drawn from.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+from cardarena.envs.core.moved import deprecate
 from cardarena.envs.promise_war.rules import TIEBREAK
 
 from ..base import EnvSpec
 from .common import EnvData
 
 
-class BatchedPromiseWarHeuristic:
+class VectorPromiseWarHeuristic:
     """``PromiseWarStrategy`` for ``M`` rows: ``act(observations, masks, seats, rng)``."""
 
     def __init__(self, env_spec: EnvSpec, threshold: float | None = None) -> None:
@@ -78,3 +81,10 @@ class BatchedPromiseWarHeuristic:
         highest = powers - 1 - np.argmax(masks[:, ::-1], axis=1)
         trick = np.where(likely.any(axis=1), lowest_likely, lowest)
         return np.where(tiebreak, highest, trick).astype(np.int64)
+
+
+if not TYPE_CHECKING:
+    # The old names, from before "vector" replaced "batched" (cardarena.envs.core.moved).
+    __getattr__ = deprecate(
+        __name__, names={"BatchedPromiseWarHeuristic": "VectorPromiseWarHeuristic"}
+    )

@@ -1,4 +1,4 @@
-"""Batched Beast Wars (``beast_wars_v0``): many games as rows of one int32 matrix.
+"""Vector Beast Wars (``beast_wars_v0``): many games as rows of one int32 matrix.
 
 The reference rules (``rules.py``) define the game; this module advances ``num_envs`` games per
 call in four compiled loops (``kernels.jit``): deal, step, legal masks and observations. One
@@ -8,7 +8,7 @@ list; a reshuffle rebuilds it from the discard counts and Fisher-Yates shuffles 
 slot's own SplitMix64 stream (same distribution as the reference's ``rng.shuffle``).
 
 ``state_difference`` is exact, and for the one chance event inside a step (a battle drawing
-from an empty deck reshuffles the discards) it replays the reference step with the batched
+from an empty deck reshuffles the discards) it replays the reference step with the vector
 engine's new deck order forced into the reference's shuffle, after checking that order is a
 permutation of the pile the reference shuffled: so every consequence of the reshuffle (cards,
 numbers, faces, push) is checked exactly too.
@@ -16,11 +16,14 @@ numbers, faces, push) is checked exactly too.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..core.game import NO_PLAYER
 from ..core.kernels import jit, rng_below, rng_shuffle
-from ..vector.rules import BatchedRules
+from ..core.moved import deprecate
+from ..vector.rules import VectorRules
 from .env import observation_layout
 from .rules import (
     ABSENT,
@@ -504,8 +507,8 @@ def _observation_kernel(
         obs[O_PHASE + (phase % 3)] = phase != OVER
 
 
-# --- the BatchedRules subclass ----------------------------------------------------------------
-class BatchedBeastWars(BatchedRules):
+# --- the VectorRules subclass ----------------------------------------------------------------
+class VectorBeastWars(VectorRules):
     """``num_envs`` Beast Wars games of one config (any team size, selection, characters
     table, first player and cap), state in one int32 matrix ``state [N, STATE_SIZE]``."""
 
@@ -562,3 +565,8 @@ class BatchedBeastWars(BatchedRules):
 
     def observations(self, seats: np.ndarray, out: np.ndarray) -> None:
         _observation_kernel(self.state, seats, self.numbers, out)
+
+
+if not TYPE_CHECKING:
+    # The old names, from before "vector" replaced "batched" (cardarena.envs.core.moved).
+    __getattr__ = deprecate(__name__, names={"BatchedBeastWars": "VectorBeastWars"})

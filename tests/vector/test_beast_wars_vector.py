@@ -1,9 +1,9 @@
-"""The batched Beast Wars engine against the reference rules: the hard cases loaded with
+"""The vector Beast Wars engine against the reference rules: the hard cases loaded with
 ``set_state`` (battles drawing from a reshuffled discard pile, with the reshuffle's
 distribution; push, capture, fall, called off, a winning defender, Mutate; reinforcing
 anywhere when the enemy holds the whole first row; a full board; elimination; the cap), every
 example config and odd ones (whole factions as teams, small custom character tables), the
-batched heuristic against the scalar one, and JIT against plain Python.
+vector heuristic against the scalar one, and JIT against plain Python.
 """
 
 from __future__ import annotations
@@ -20,20 +20,12 @@ from vector_checks import check_against_reference, random_legal_actions
 
 from cardarena.agents import EnvSpec
 from cardarena.agents.heuristics import beast_wars as scalar_module
-from cardarena.agents.heuristics.batched_beast_wars import (
-    BatchedBeastWarsHeuristic,
+from cardarena.agents.heuristics.beast_wars import BeastWarsStrategy
+from cardarena.agents.heuristics.vector_beast_wars import (
+    VectorBeastWarsHeuristic,
     _pairwise_sum,
 )
-from cardarena.agents.heuristics.beast_wars import BeastWarsStrategy
 from cardarena.envs import make_raw
-from cardarena.envs.beast_wars.batched import (
-    O_CARDS,
-    O_CHARACTER,
-    O_FACE,
-    O_OWNER,
-    O_PHASE,
-    BatchedBeastWars,
-)
 from cardarena.envs.beast_wars.rules import (
     ATTACK_BASE,
     CALLED_OFF,
@@ -54,10 +46,18 @@ from cardarena.envs.beast_wars.rules import (
     RESERVE,
     BeastWarsState,
 )
+from cardarena.envs.beast_wars.vector import (
+    O_CARDS,
+    O_CHARACTER,
+    O_FACE,
+    O_OWNER,
+    O_PHASE,
+    VectorBeastWars,
+)
 from cardarena.envs.vector import make_vec
 
 ENV = "beast_wars_v0"
-differ = BatchedBeastWars.state_difference
+differ = VectorBeastWars.state_difference
 OUTCOME_NAMES = {PUSH: "push", CAPTURE: "capture", FALL: "fall", CALLED_OFF: "called off"}
 TEAMS = {"maximal": [0, 1, 2, 3, 4, 5], "predacon": [0, 1, 2, 3, 4, 5]}
 
@@ -311,11 +311,11 @@ def test_every_config_against_the_reference(config: dict[str, Any]) -> None:
 
 # --- the heuristic -------------------------------------------------------------------------
 @pytest.mark.parametrize("config", [{}, {"team_size": 3, "max_turns": 40}])
-def test_batched_heuristic_equals_the_scalar_one(
+def test_vector_heuristic_equals_the_scalar_one(
     config: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     spec = EnvSpec(ENV, config)
-    batched = BatchedBeastWarsHeuristic(spec)
+    vector = VectorBeastWarsHeuristic(spec)
     scalar = BeastWarsStrategy(spec)
     tied: list[set[int]] = []
     choose = scalar_module.choose
@@ -333,7 +333,7 @@ def test_batched_heuristic_equals_the_scalar_one(
     for _ in range(110):
         seats = batch.current_player.copy()
         live = np.flatnonzero(seats >= 0)
-        chosen = batched.act(batch.observation[live], batch.action_mask[live], seats[live], rng)
+        chosen = vector.act(batch.observation[live], batch.action_mask[live], seats[live], rng)
         for row, action in zip(live, chosen, strict=True):
             scalar.start_game(venv.possible_agents[seats[row]], rng)
             tied.clear()
@@ -375,7 +375,7 @@ def scalar_choices(monkeypatch: pytest.MonkeyPatch) -> list[tuple[np.ndarray, np
 
 def played_positions(games: int, steps: int, seed: int) -> list[tuple[np.ndarray, np.ndarray, int]]:
     """(observation, mask, seat) of every seat to act along heuristic-and-random play."""
-    heuristic = BatchedBeastWarsHeuristic(EnvSpec(ENV))
+    heuristic = VectorBeastWarsHeuristic(EnvSpec(ENV))
     venv = make_vec(ENV, games, seed=seed)
     rng = np.random.default_rng(seed)
     batch, positions = venv.reset(), []
@@ -415,22 +415,22 @@ ONLY = {
 }
 
 
-def scalar_and_batched_scores(
+def scalar_and_vector_scores(
     scalar: BeastWarsStrategy,
-    batched: BatchedBeastWarsHeuristic,
+    vector: VectorBeastWarsHeuristic,
     seen: list[tuple[np.ndarray, np.ndarray]],
     observation: np.ndarray,
     mask: np.ndarray,
     seat: int,
 ) -> None:
-    """The batched row's candidates and scores are exactly those the scalar chooses from."""
+    """The vector heuristic's candidates and scores are exactly those the scalar chooses from."""
     seen.clear()
     scalar.start_game(scalar.data.agent_names[seat], np.random.default_rng(0))
     scalar.act(
         {"observation": observation, "action_mask": mask.astype(np.int8)}, np.random.default_rng(0)
     )
     actions, values = seen[-1]
-    got = batched.scores(observation[None], mask[None], np.array([seat]))[0]
+    got = vector.scores(observation[None], mask[None], np.array([seat]))[0]
     assert np.flatnonzero(np.isfinite(got)).tolist() == sorted(actions.tolist())
     np.testing.assert_array_equal(got[actions], values)
 
@@ -486,36 +486,36 @@ PARAMETERS = [{}, {"attack_margin": 0.3, "push": 0.4, "caution": 0.5}]
 
 
 @pytest.mark.parametrize("parameters", PARAMETERS, ids=["defaults", "other"])
-def test_batched_scores_are_the_scalar_ones_at_every_edge(scalar_choices, parameters) -> None:
+def test_vector_scores_are_the_scalar_ones_at_every_edge(scalar_choices, parameters) -> None:
     """Not only the action drawn: every candidate and its score, bit for bit, in each of
     ``edge_positions``, one row at a time; and all of them in one call give the same rows."""
     spec = EnvSpec(ENV)
     scalar = BeastWarsStrategy(spec, **parameters)
-    batched = BatchedBeastWarsHeuristic(spec, **parameters)
+    vector = VectorBeastWarsHeuristic(spec, **parameters)
     positions = edge_positions()
     for observation, mask, seat in positions:
-        scalar_and_batched_scores(scalar, batched, scalar_choices, observation, mask, seat)
+        scalar_and_vector_scores(scalar, vector, scalar_choices, observation, mask, seat)
     rows, masks, seats = (np.array(column) for column in zip(*positions, strict=True))
-    singles = [batched.scores(o[None], m[None], np.array([s]))[0] for o, m, s in positions]
-    np.testing.assert_array_equal(batched.scores(rows, masks, seats), np.array(singles))
+    singles = [vector.scores(o[None], m[None], np.array([s]))[0] for o, m, s in positions]
+    np.testing.assert_array_equal(vector.scores(rows, masks, seats), np.array(singles))
 
 
 def test_plain_python_gives_the_jits_scores_bit_for_bit(tmp_path) -> None:
     """The compiled loop reads and writes fixed-size buffers without bounds checks; run as
     plain Python (``CARDARENA_JIT=0``) every index is checked, and the scores must be the
     same bits, so a buffer too small or an index past its end fails here."""
-    batched = BatchedBeastWarsHeuristic(EnvSpec(ENV), caution=0.5)
+    vector = VectorBeastWarsHeuristic(EnvSpec(ENV), caution=0.5)
     positions = edge_positions()[::4]
     rows, masks, seats = (np.array(column) for column in zip(*positions, strict=True))
     np.savez(tmp_path / "rows.npz", rows=rows, masks=masks, seats=seats)
     script = (
         "import sys, numpy as np\n"
         "from cardarena.agents import EnvSpec\n"
-        "from cardarena.agents.heuristics import batched_beast_wars as b\n"
+        "from cardarena.agents.heuristics import vector_beast_wars as b\n"
         "from cardarena.envs.core.kernels import JIT_ENABLED\n"
         "assert not JIT_ENABLED\n"
         "d = np.load(sys.argv[1])\n"
-        "h = b.BatchedBeastWarsHeuristic(EnvSpec('beast_wars_v0'), caution=0.5)\n"
+        "h = b.VectorBeastWarsHeuristic(EnvSpec('beast_wars_v0'), caution=0.5)\n"
         "np.save(sys.argv[2], h.scores(d['rows'], d['masks'], d['seats']))\n"
         "for count in range(257):\n"
         "    values = np.random.default_rng(count).random(256)\n"
@@ -527,29 +527,29 @@ def test_plain_python_gives_the_jits_scores_bit_for_bit(tmp_path) -> None:
         env=env, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
-    np.testing.assert_array_equal(np.load(tmp_path / "out.npy"), batched.scores(rows, masks, seats))
+    np.testing.assert_array_equal(np.load(tmp_path / "out.npy"), vector.scores(rows, masks, seats))
 
 
 def test_a_row_without_a_legal_action_is_named() -> None:
-    batched = BatchedBeastWarsHeuristic(EnvSpec(ENV))
+    vector = VectorBeastWarsHeuristic(EnvSpec(ENV))
     observation, mask, seat = played_positions(games=1, steps=1, seed=0)[0]
     rows, masks = np.repeat(observation[None], 3, axis=0), np.repeat(mask[None], 3, axis=0)
     masks[1:] = False
     with pytest.raises(ValueError, match=r"^row 1 has no legal action"):
-        batched.act(rows, masks, np.full(3, seat), np.random.default_rng(0))
+        vector.act(rows, masks, np.full(3, seat), np.random.default_rng(0))
 
 
 def test_scores_give_a_row_without_legal_actions_no_candidates_and_go_on() -> None:
     """``scores`` (unlike ``act``) takes a row whose mask is all False: all ``-inf``, and the
     rows after it are scored as if it were not there."""
-    batched = BatchedBeastWarsHeuristic(EnvSpec(ENV))
+    vector = VectorBeastWarsHeuristic(EnvSpec(ENV))
     positions = played_positions(games=3, steps=1, seed=1)
     rows = np.array([p[0] for p in positions])
     masks = np.array([p[1] for p in positions])
     seats = np.array([p[2] for p in positions])
-    alone = batched.scores(rows[1:], masks[1:], seats[1:])
+    alone = vector.scores(rows[1:], masks[1:], seats[1:])
     masks[0] = False
-    scores = batched.scores(rows, masks, seats)
+    scores = vector.scores(rows, masks, seats)
     assert np.isneginf(scores[0]).all()
     np.testing.assert_array_equal(scores[1:], alone)
 
@@ -559,8 +559,8 @@ def test_the_heuristic_refuses_an_observation_layout_it_was_not_written_for(
     constant: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Its compiled loop reads fixed offsets: either one moving must stop it at once."""
-    from cardarena.agents.heuristics import batched_beast_wars
+    from cardarena.agents.heuristics import vector_beast_wars
 
-    monkeypatch.setattr(batched_beast_wars, constant, getattr(batched_beast_wars, constant) + 1)
+    monkeypatch.setattr(vector_beast_wars, constant, getattr(vector_beast_wars, constant) + 1)
     with pytest.raises(AssertionError, match="observation layout changed"):
-        BatchedBeastWarsHeuristic(EnvSpec(ENV))
+        VectorBeastWarsHeuristic(EnvSpec(ENV))

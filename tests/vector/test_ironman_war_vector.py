@@ -1,7 +1,7 @@
-"""The batched Iron Man 2 engine against the reference rules: the hard cases (reshuffles in the
+"""The vector Iron Man 2 engine against the reference rules: the hard cases (reshuffles in the
 middle of a draw, empty decks and hands, cancelled specials, shields with and without a
 target, automatic concessions, standoffs, the beginner round, caps and wins) loaded with
-``set_state``, every example config and odd ones, the batched heuristic against the scalar one,
+``set_state``, every example config and odd ones, the vector heuristic against the scalar one,
 and JIT against plain Python.
 """
 
@@ -15,10 +15,9 @@ from vector_checks import capture_ties, check_against_reference, random_legal_ac
 
 from cardarena.agents import EnvSpec
 from cardarena.agents.heuristics import ironman_war as scalar_module
-from cardarena.agents.heuristics.batched_ironman_war import BatchedIronManWarHeuristic
 from cardarena.agents.heuristics.ironman_war import IronManStrategy
+from cardarena.agents.heuristics.vector_ironman_war import VectorIronManWarHeuristic
 from cardarena.envs import make_raw
-from cardarena.envs.ironman_war.batched import BatchedIronManWar
 from cardarena.envs.ironman_war.rules import (
     COMMIT,
     GAME_OVER,
@@ -27,11 +26,12 @@ from cardarena.envs.ironman_war.rules import (
     SHIELD_TARGET,
     STANDOFF_PLAY,
 )
+from cardarena.envs.ironman_war.vector import VectorIronManWar
 from cardarena.envs.vector import make_vec
 
 ENV = "ironman_war_v0"
 A1, A2, A3, A4, A5, UP, SH, FA = range(8)
-differ = BatchedIronManWar.state_difference
+differ = VectorIronManWar.state_difference
 
 
 def names(kinds: list[int]) -> list[str]:
@@ -212,7 +212,7 @@ def test_state_difference_of_a_reshuffled_deck_is_strict_about_the_cards_drawn_f
     assert "lacks" in str(differ(previous, expected, actual))
 
 
-# --- the batched heuristic ---------------------------------------------------------------------
+# --- the vector heuristic ---------------------------------------------------------------------
 HEURISTIC_CONFIGS = [
     {},
     {"variant": "beginner"},
@@ -224,13 +224,13 @@ HEURISTIC_CONFIGS = [
 @pytest.mark.parametrize("config", HEURISTIC_CONFIGS, ids=str)
 def test_heuristic_matches_the_scalar(config: dict[str, Any], monkeypatch: Any) -> None:
     """Three scalar strategies per game and seat, one per sacrifice battle, see every
-    observation; the batched action must be among the tied best of one whose sacrifice is
-    consistent with the batched commits of the round so far."""
+    observation; the vector action must be among the tied best of one whose sacrifice is
+    consistent with the vector commits of the round so far."""
     spec = EnvSpec(ENV, config)
     num_envs = 24
     venv = make_vec(ENV, num_envs, seed=5, **config)
     layout = venv.raw_env.layout
-    batched = BatchedIronManWarHeuristic(spec)
+    vector = VectorIronManWarHeuristic(spec)
     scalars = [
         [[IronManStrategy(spec, sacrifice_battle=b) for b in range(3)] for _ in range(2)]
         for _ in range(num_envs)
@@ -244,7 +244,7 @@ def test_heuristic_matches_the_scalar(config: dict[str, Any], monkeypatch: Any) 
     for _ in range(150):
         live = np.flatnonzero(batch.current_player >= 0)
         seats = batch.current_player[live]
-        got = batched.act(batch.observation[live], batch.action_mask[live], seats, rng, live)
+        got = vector.act(batch.observation[live], batch.action_mask[live], seats, rng, live)
         for k, slot in enumerate(live):
             seat = int(seats[k])
             observation = batch.observation[slot]
@@ -271,7 +271,7 @@ def test_heuristic_matches_the_scalar(config: dict[str, Any], monkeypatch: Any) 
         actions[noise] = random_legal_actions(batch.action_mask, rng)[noise]
         ended = np.flatnonzero(batch.done)
         batch = venv.step(actions)
-        batched.new_games(ended)
+        vector.new_games(ended)
         for slot in ended:
             plans[slot] = [{0, 1, 2}, {0, 1, 2}]
             for seat in range(2):
@@ -279,14 +279,14 @@ def test_heuristic_matches_the_scalar(config: dict[str, Any], monkeypatch: Any) 
                     scalar.start_game(venv.possible_agents[seat], rng)
     assert rows > 2500
     if not config:  # (small decks often make two sacrifice battles commit the same cards)
-        assert sacrifices == {0, 1, 2}  # the batched sacrifice battle varies
+        assert sacrifices == {0, 1, 2}  # the vector sacrifice battle varies
 
 
 def test_heuristic_fixed_sacrifice_and_its_memory_per_slot() -> None:
     spec = EnvSpec(ENV, {})
     venv = make_vec(ENV, 4, seed=2)
     batch = venv.reset()
-    heuristic = BatchedIronManWarHeuristic(spec, sacrifice_battle=1)
+    heuristic = VectorIronManWarHeuristic(spec, sacrifice_battle=1)
     scalar = IronManStrategy(spec, sacrifice_battle=1)
     rng = np.random.default_rng(0)
     observation, mask = batch.observation[:1], batch.action_mask[:1]
@@ -333,7 +333,7 @@ def test_a_commit_past_a_short_plan_plays_the_strongest_card_as_the_scalar_does(
     raw, observation = _position_at(COMMIT, "iron_man", hands, {"iron_man": [A5, A3]})
     assert raw.layout.view(observation["observation"])["commit_slot"][2] == 1
     spec = EnvSpec(ENV, {})
-    heuristic = BatchedIronManWarHeuristic(spec)
+    heuristic = VectorIronManWarHeuristic(spec)
     rows = observation["observation"][None], observation["action_mask"][None].astype(bool)
     rng = np.random.default_rng(0)
     got = heuristic.act(*rows, np.zeros(1, np.int64), rng)
@@ -355,7 +355,7 @@ def test_a_fixed_sacrifice_battle_is_kept_and_a_first_commit_later_in_the_round_
         ([[A1, A3, A5], [A1, A2, A3]], []),  # three cards: still a sacrifice
     ):
         _, observation = _position_at(COMMIT, "iron_man", hands, {"iron_man": script})
-        heuristic = BatchedIronManWarHeuristic(spec, sacrifice_battle=sacrifice)
+        heuristic = VectorIronManWarHeuristic(spec, sacrifice_battle=sacrifice)
         scalar = IronManStrategy(spec, sacrifice_battle=sacrifice)
         for seed in range(6):  # the draw a random sacrifice would take
             rng = np.random.default_rng(seed)
@@ -372,7 +372,7 @@ def test_plan_memory_covers_every_slot_asked_from_the_first_row() -> None:
     size table with a row the plans lack would be read past their end in the kernel)."""
     venv = make_vec(ENV, 2, seed=2)
     batch = venv.reset()
-    heuristic = BatchedIronManWarHeuristic(EnvSpec(ENV, {}))
+    heuristic = VectorIronManWarHeuristic(EnvSpec(ENV, {}))
     assert heuristic.plans.shape[0] == heuristic.plan_sizes.shape[0] == 0
     rng = np.random.default_rng(0)
     heuristic.act(batch.observation[:1], batch.action_mask[:1], np.zeros(1, np.int64), rng)
@@ -386,7 +386,7 @@ def test_plan_memory_covers_every_slot_asked_from_the_first_row() -> None:
 def test_a_shield_with_nothing_to_hit_leaves_the_other_side_as_it_was() -> None:
     """IM: an ENERGY SHIELD with no target hits nothing (kills ``target >= 0`` -> ``>= -1``,
     which would take a FINAL ATTACK that is not there)."""
-    from cardarena.agents.heuristics.batched_ironman_war import _play
+    from cardarena.agents.heuristics.vector_ironman_war import _play
 
     mine, theirs = np.zeros(8, np.int64), np.zeros(8, np.int64)
     after_mine, after_theirs = np.empty(8, np.int64), np.empty(8, np.int64)
@@ -397,7 +397,7 @@ def test_a_shield_with_nothing_to_hit_leaves_the_other_side_as_it_was() -> None:
     assert not after_theirs.any()  # the one card it meets is hit
 
 
-def _worth(heuristic: BatchedIronManWarHeuristic, view: dict[str, np.ndarray]) -> float:
+def _worth(heuristic: VectorIronManWarHeuristic, view: dict[str, np.ndarray]) -> float:
     """What the heuristic makes this battle worth: its table, and 1.5 times near the end."""
     battle = int(np.argmax(view["battle"]))
     worth = heuristic.worths[battle, int(view["battles_won"][0]), int(view["battles_won"][1])]
@@ -409,12 +409,12 @@ def test_playing_on_costs_at_most_the_budget_and_a_hair_more_concedes() -> None:
     """PLAY_OR_CONCEDE: the cheapest card that takes the lead is played when its worth is
     the budget exactly, and conceded when the budget falls short of it by the least a float
     can (kills ``<=`` -> ``<``)."""
-    from cardarena.agents.heuristics.batched_ironman_war import P_BUDGET, P_PER_CARD
+    from cardarena.agents.heuristics.vector_ironman_war import P_BUDGET, P_PER_CARD
 
     scripts = {"iron_man": [A1, A2, A3], "war_machine": [A2, A3, A4]}
     hands = [[A1, A2, A3, A4], [A2, A3, A4, A5]]
     raw, observation = _position_at(PLAY_OR_CONCEDE, "war_machine", hands, scripts)
-    heuristic = BatchedIronManWarHeuristic(EnvSpec(ENV, {}))
+    heuristic = VectorIronManWarHeuristic(EnvSpec(ENV, {}))
     worth = _worth(heuristic, raw.layout.view(observation["observation"]))
     mask = observation["action_mask"].astype(bool)
     assert mask[A5] and mask[8], "war_machine may play its A5 or concede"
@@ -440,7 +440,7 @@ def _hands(rng: np.random.Generator, count: int) -> list[np.ndarray]:
 def test_the_commit_plan_is_the_scalars_for_every_hand_and_sacrifice_battle() -> None:
     """``_plan_commit``, compiled and as plain Python (which catches an index past the three
     battles), against the scalar strategy's plan for the same fixed sacrifice battle."""
-    from cardarena.agents.heuristics.batched_ironman_war import _plan_commit
+    from cardarena.agents.heuristics.vector_ironman_war import _plan_commit
 
     plain = getattr(_plan_commit, "py_func", _plan_commit)
     spec = EnvSpec(ENV, {})
@@ -464,7 +464,7 @@ def test_the_commit_plan_is_the_scalars_for_every_hand_and_sacrifice_battle() ->
 def test_catching_up_spends_what_the_scalar_spends() -> None:
     """``_catch_up``: the greedy best gain per worth, card after card, until leading, as the
     scalar strategy computes it (first card and worth spent, or none)."""
-    from cardarena.agents.heuristics.batched_ironman_war import _catch_up
+    from cardarena.agents.heuristics.vector_ironman_war import _catch_up
 
     strategy = IronManStrategy(EnvSpec(ENV, {}))
     rng = np.random.default_rng(12)
@@ -480,7 +480,7 @@ def test_catching_up_spends_what_the_scalar_spends() -> None:
 def test_a_shield_hits_the_target_the_scalar_hits() -> None:
     """``_play`` with every kind on drawn piles is the scalar ``play``: a shield takes the card
     whose loss leaves the other side weakest, by total and then by card count."""
-    from cardarena.agents.heuristics.batched_ironman_war import _play
+    from cardarena.agents.heuristics.vector_ironman_war import _play
 
     rng = np.random.default_rng(13)
     after_mine, after_theirs = np.empty(8, np.int64), np.empty(8, np.int64)
@@ -514,7 +514,7 @@ class SecondUniform:
 def test_a_random_sacrifice_battle_is_the_one_the_rows_second_uniform_names(second, battle):
     _, observation = _position_at(COMMIT, "iron_man", [[A1, A3, A4, A5, FA], [A1, A2, A3]], {})
     spec = EnvSpec(ENV, {})
-    heuristic = BatchedIronManWarHeuristic(spec)
+    heuristic = VectorIronManWarHeuristic(spec)
     rows = observation["observation"][None], observation["action_mask"][None].astype(bool)
     heuristic.act(*rows, np.zeros(1, np.int64), SecondUniform(second))
     want = IronManStrategy(spec, sacrifice_battle=battle)._plan_commit(
@@ -527,7 +527,7 @@ def test_an_old_plans_third_card_is_not_read_past_a_new_short_plan() -> None:
     """A plan's entries past its size are stale (another round's): a heuristic that plans two
     cards at battle 3 must not play the third card of an earlier plan."""
     spec = EnvSpec(ENV, {})
-    heuristic = BatchedIronManWarHeuristic(spec, sacrifice_battle=2)
+    heuristic = VectorIronManWarHeuristic(spec, sacrifice_battle=2)
     _, first = _position_at(COMMIT, "iron_man", [[A1, A4, A5, FA], [A1, A2, A3]], {})
     rows = first["observation"][None], first["action_mask"][None].astype(bool)
     rng = np.random.default_rng(0)
@@ -556,7 +556,7 @@ def test_a_standoff_worth_nothing_spends_the_cheapest_card_as_the_scalar_does(mo
         view["battles_won"][:] = won
         view["pawns"][:] = 1
         rows = changed[None], observation["action_mask"][None].astype(bool)
-        got = int(BatchedIronManWarHeuristic(spec).act(*rows, np.zeros(1, np.int64),
+        got = int(VectorIronManWarHeuristic(spec).act(*rows, np.zeros(1, np.int64),
                                                        np.random.default_rng(0))[0])  # fmt: skip
         ties.clear()
         want = IronManStrategy(spec).act(
@@ -574,7 +574,7 @@ def test_a_standoff_worth_nothing_spends_the_cheapest_card_as_the_scalar_does(mo
 def _catch_up_position() -> tuple[Any, dict[str, np.ndarray], int, float]:
     """A drawn PLAY_OR_CONCEDE position where no one card takes the lead but several do:
     ``(raw env, observation, the first card of the catch-up, its worth spent)``."""
-    from cardarena.agents.heuristics.batched_ironman_war import _catch_up, _leads, _play
+    from cardarena.agents.heuristics.vector_ironman_war import _catch_up, _leads, _play
 
     raw = make_raw(ENV)
     rng = np.random.default_rng(21)
@@ -604,10 +604,10 @@ def test_catching_up_costs_at_most_the_budget_and_a_hair_more_concedes() -> None
     """No card leads alone: the catch-up's first card is played when the worth it spends is
     the budget exactly, and conceded when the budget falls short by the least a float can
     (kills ``cost <= budget`` -> ``<``)."""
-    from cardarena.agents.heuristics.batched_ironman_war import P_BUDGET, P_PER_CARD
+    from cardarena.agents.heuristics.vector_ironman_war import P_BUDGET, P_PER_CARD
 
     raw, observation, first, cost = _catch_up_position()
-    heuristic = BatchedIronManWarHeuristic(EnvSpec(ENV, {}))
+    heuristic = VectorIronManWarHeuristic(EnvSpec(ENV, {}))
     worth = _worth(heuristic, raw.layout.view(observation["observation"]))
     assert worth > 0
     share = cost / worth

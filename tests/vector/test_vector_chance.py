@@ -1,6 +1,6 @@
-"""The batched engines' own chance, checked on the batched engine itself (issue 40, point 1).
+"""The vector engines' own chance, checked on the vector engine itself (issue 40, point 1).
 
-``test_exactness`` hands one state to both engines, so the deals and reshuffles the batched
+``test_exactness`` hands one state to both engines, so the deals and reshuffles the vector
 engine makes by itself are compared with nothing there. Here, for every game and every class
 of config the package accepts:
 
@@ -9,7 +9,7 @@ of config the package accepts:
   owning exactly its deck, piles matching their counts, the sizes the rules give after a deal,
   a round's draw or a penalty draw, nothing lost or duplicated by a reshuffle), and
   ``check_loaded_state`` runs on ``state_of(i)`` of two rows per step, in turn;
-- **distributions**: the batched deal on 16,000 rows against ``raw_env.reset(seed=s)`` for
+- **distributions**: the vector deal on 16,000 rows against ``raw_env.reset(seed=s)`` for
   4,000 seeds, and one reshuffle per game that has them (one state loaded into 6,000 rows and
   into the scalar rules with 6,000 seeds), feature by feature (a seat's count of a kind, a
   card's place, a pile's top card, who acts) with ``vector_checks.distribution_differences``:
@@ -19,7 +19,7 @@ False alarms: a correct engine fails one distribution test with probability at m
 ``ALPHA`` = 1e-4; the module's 34 such tests fail together with probability at most 0.34 %.
 The seeds are fixed, so runs repeat exactly: the rate is the chance that a correct change of
 an engine's order of draws turns a test red. The ``*_detects_*`` tests prove the power: one
-card moved to another seat, or one seat rotated, in the batched sample fails the same test.
+card moved to another seat, or one seat rotated, in the vector sample fails the same test.
 """
 
 from __future__ import annotations
@@ -34,16 +34,16 @@ import pytest
 from vector_checks import distribution_differences
 
 from cardarena.envs import make_raw
-from cardarena.envs.beast_wars import batched as bw
 from cardarena.envs.beast_wars import rules as bw_rules
-from cardarena.envs.cardline import batched as cl
+from cardarena.envs.beast_wars import vector as bw
 from cardarena.envs.cardline import rules as cl_rules
+from cardarena.envs.cardline import vector as cl
 from cardarena.envs.core.kernels import random_legal_actions
 from cardarena.envs.core.state_checks import check_loaded_state
-from cardarena.envs.ironman_war import batched as im
 from cardarena.envs.ironman_war import rules as im_rules
-from cardarena.envs.promise_war import batched as pw
+from cardarena.envs.ironman_war import vector as im
 from cardarena.envs.promise_war import rules as pw_rules
+from cardarena.envs.promise_war import vector as pw
 from cardarena.envs.vector import Batch, BatchEnv, make_vec
 
 ALPHA = 1e-4
@@ -844,10 +844,10 @@ def play_checked(env_name: str, config: dict[str, Any], seed: int = 0) -> dict[s
 
 
 @pytest.mark.parametrize(("env_name", "name", "config", "reshuffles"), PLAY_CASES, ids=_ids)
-def test_invariants_hold_after_every_batched_deal_and_reshuffle(
+def test_invariants_hold_after_every_vector_deal_and_reshuffle(
     env_name: str, name: str, config: dict[str, Any], reshuffles: bool
 ) -> None:
-    """Every deal and reshuffle the batched engine makes by itself keeps every card in one
+    """Every deal and reshuffle the vector engine makes by itself keeps every card in one
     place, each seat's deck whole and the sizes the rules give, on the arrays themselves."""
     counts = play_checked(env_name, config)
     assert counts["deals"] > PLAY_ROWS, counts  # autoreset deals were checked too
@@ -859,28 +859,28 @@ def test_invariants_hold_after_every_batched_deal_and_reshuffle(
 # --- (b) distributions ----------------------------------------------------------------------------
 @functools.cache
 def deal_samples(env_name: str, name: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """The deal's features on ``DEAL_ROWS`` batched rows and for ``DEAL_SEEDS`` scalar seeds."""
+    """The deal's features on ``DEAL_ROWS`` vector rows and for ``DEAL_SEEDS`` scalar seeds."""
     config = config_of(env_name, name)
-    batched_features, state_features, names = DEAL_FEATURES[env_name]
+    vector_features, state_features, names = DEAL_FEATURES[env_name]
     venv = make_vec(env_name, DEAL_ROWS, seed=7, **config)
-    batched = batched_features(venv.rules)
+    vector = vector_features(venv.rules)
     raw = make_raw(env_name, **config)
     scalar = []
     for seed in range(DEAL_SEEDS):
         raw.reset(seed=seed)
         scalar.append(state_features(raw.game_state))
-    return batched, np.array(scalar, np.int64), names(raw.game)
+    return vector, np.array(scalar, np.int64), names(raw.game)
 
 
 @pytest.mark.parametrize(("env_name", "name", "config"), CASES, ids=_ids)
-def test_batched_deals_have_the_scalar_deals_distribution(
+def test_vector_deals_have_the_scalar_deals_distribution(
     env_name: str, name: str, config: dict[str, Any]
 ) -> None:
     """Each feature of a deal (who holds how many of each kind or which card, each pile's
     top card, the first player, who acts) is distributed as in ``raw_env.reset(seed=s)``;
     chi-square per feature, false-alarm rate at most ``ALPHA`` (module docstring)."""
-    batched, scalar, names = deal_samples(env_name, name)
-    assert distribution_differences(batched, scalar, names, ALPHA) == []
+    vector, scalar, names = deal_samples(env_name, name)
+    assert distribution_differences(vector, scalar, names, ALPHA) == []
 
 
 def _moved(features: np.ndarray, names: list[str], source: str, target: str) -> np.ndarray:
@@ -895,21 +895,21 @@ def _moved(features: np.ndarray, names: list[str], source: str, target: str) -> 
 
 def test_the_deal_test_detects_one_card_or_one_seat_moved() -> None:
     """The power behind the deal tests: the same samples, with one card moved to another seat
-    (or the first seat rotated) in the batched one, fail the test each game's deal passes."""
-    batched, scalar, names = deal_samples(PW, "per-seat-lists")
-    moved = _moved(batched, names, "hands[0][power 6]", "hands[1][power 6]")
+    (or the first seat rotated) in the vector one, fail the test each game's deal passes."""
+    vector, scalar, names = deal_samples(PW, "per-seat-lists")
+    moved = _moved(vector, names, "hands[0][power 6]", "hands[1][power 6]")
     assert distribution_differences(moved, scalar, names, ALPHA)
-    batched, scalar, names = deal_samples(IM, "advanced")
-    moved = _moved(batched, names, "hands[0][final_attack]", "hands[1][final_attack]")
+    vector, scalar, names = deal_samples(IM, "advanced")
+    moved = _moved(vector, names, "hands[0][final_attack]", "hands[1][final_attack]")
     assert distribution_differences(moved, scalar, names, ALPHA)
-    batched, scalar, names = deal_samples(CL, "2p")
-    moved = batched.copy()
+    vector, scalar, names = deal_samples(CL, "2p")
+    moved = vector.copy()
     column = names.index(f"where[0] ({make_raw(CL).game.names[0]})")
     moved[moved[:, column] == cl_rules.IN_HAND, column] = cl_rules.IN_HAND + 1
     assert distribution_differences(moved, scalar, names, ALPHA)
     for env_name, name, seats in ((BW, "random-6", 2), (CL, "8p", 8)):
-        batched, scalar, names = deal_samples(env_name, name)
-        moved = batched.copy()
+        vector, scalar, names = deal_samples(env_name, name)
+        moved = vector.copy()
         column = names.index("to_act - first_player")
         moved[:, column] = (moved[:, column] + 1) % seats  # the first seat to act rotated
         assert distribution_differences(moved, scalar, names, ALPHA)
@@ -981,7 +981,7 @@ SCENARIOS: dict[str, tuple[dict[str, Any], Callable[[], tuple[Any, int]], Any, A
 
 @functools.cache
 def reshuffle_samples(env_name: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """One state just before a reshuffle, stepped on ``SHUFFLE_ROWS`` batched rows (each with
+    """One state just before a reshuffle, stepped on ``SHUFFLE_ROWS`` vector rows (each with
     its own generator; the invariants checked on the arrays) and in the scalar rules with
     ``SHUFFLE_SEEDS`` generators."""
     config, scenario, features, names = SCENARIOS[env_name]
@@ -995,36 +995,36 @@ def reshuffle_samples(env_name: str) -> tuple[np.ndarray, np.ndarray, list[str]]
     rules.step_games(actions, np.ones(SHUFFLE_ROWS, bool))
     nobody = np.zeros(SHUFFLE_ROWS, bool)
     assert CHECKS[env_name](rules, before, actions, nobody) >= SHUFFLE_ROWS  # each row did
-    batched = np.array([features(rules.state_of(row)) for row in range(SHUFFLE_ROWS)])
+    vector = np.array([features(rules.state_of(row)) for row in range(SHUFFLE_ROWS)])
     scalar = []
     for seed in range(SHUFFLE_SEEDS):
         twin = state.clone()
         setattr(twin, _generator_name(twin), np.random.default_rng(seed))
         twin.apply_action(action)
         scalar.append(features(twin))
-    return batched, np.array(scalar, np.int64), names(state.game)
+    return vector, np.array(scalar, np.int64), names(state.game)
 
 
 @pytest.mark.parametrize("env_name", sorted(SCENARIOS))
-def test_batched_reshuffles_have_the_scalar_reshuffles_distribution(env_name: str) -> None:
+def test_vector_reshuffles_have_the_scalar_reshuffles_distribution(env_name: str) -> None:
     """A reshuffle's outcome (the cards drawn from the new pile, its top cards, where every
     card ends up) is distributed as the scalar rules' from the same state; chi-square per
     feature, false-alarm rate at most ``ALPHA``. Promise War never reshuffles (PW-5)."""
-    batched, scalar, names = reshuffle_samples(env_name)
-    assert distribution_differences(batched, scalar, names, ALPHA) == []
+    vector, scalar, names = reshuffle_samples(env_name)
+    assert distribution_differences(vector, scalar, names, ALPHA) == []
 
 
 def test_the_reshuffle_test_detects_one_card_moved() -> None:
     """The power behind the reshuffle tests: the top of Beast Wars' new deck one kind off
     where it is red basic, or a Cardline card drawn that the scalar rules leave in the pile,
     fails the test."""
-    batched, scalar, names = reshuffle_samples(BW)
-    moved = batched.copy()
+    vector, scalar, names = reshuffle_samples(BW)
+    moved = vector.copy()
     top = names.index("deck top")
     moved[moved[:, top] == 0, top] = 1
     assert distribution_differences(moved, scalar, names, ALPHA)
-    batched, scalar, names = reshuffle_samples(CL)
-    moved = batched.copy()
+    vector, scalar, names = reshuffle_samples(CL)
+    moved = vector.copy()
     column = int(np.argmax((moved[:, 1:] == cl_rules.IN_PILE).mean(0))) + 1
     moved[moved[:, column] == cl_rules.IN_PILE, column] = cl_rules.IN_HAND
     assert distribution_differences(moved, scalar, names, ALPHA)

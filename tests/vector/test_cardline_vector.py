@@ -1,7 +1,7 @@
-"""The batched Cardline engine against the reference rules: the hard cases (ties, a wrong card
+"""The vector Cardline engine against the reference rules: the hard cases (ties, a wrong card
 drawn back from an empty pile, box reshuffles, several finishers, shared wins, an eliminated
 first player, the cap) loaded with ``set_state``, every player count, custom decks, the
-incremental observation rows, the deal's distribution, the batched heuristic against the
+incremental observation rows, the deal's distribution, the vector heuristic against the
 scalar one, and JIT against plain Python.
 """
 
@@ -15,17 +15,17 @@ from vector_checks import capture_ties, check_against_reference, random_legal_ac
 
 from cardarena.agents import EnvSpec
 from cardarena.agents.heuristics import cardline as scalar_module
-from cardarena.agents.heuristics.batched_cardline import BatchedCardlineHeuristic
 from cardarena.agents.heuristics.cardline import CardlineStrategy
+from cardarena.agents.heuristics.vector_cardline import VectorCardlineHeuristic
 from cardarena.envs import make_raw
-from cardarena.envs.cardline.batched import (
+from cardarena.envs.cardline.bridge import shuffled_cards
+from cardarena.envs.cardline.vector import (
     CHAR,
     LINE,
     PILE,
     PILE_LEN,
-    BatchedCardline,
+    VectorCardline,
 )
-from cardarena.envs.cardline.bridge import shuffled_cards
 from cardarena.envs.vector import make_vec
 
 ENV = "cardline_v0"
@@ -54,7 +54,7 @@ def follow(config: dict[str, Any], options: dict[str, Any], script: list[tuple[s
     script = list(script)
     rng = np.random.default_rng(0)
     while True:
-        assert BatchedCardline.state_difference(state, state, venv.state_of(1)) is None
+        assert VectorCardline.state_difference(state, state, venv.state_of(1)) is None
         raw.set_state(state)
         for seat, agent in enumerate(agents):
             seats = np.full(3, seat, np.int64)
@@ -75,7 +75,7 @@ def follow(config: dict[str, Any], options: dict[str, Any], script: list[tuple[s
         state.apply_action(action)
         batch = venv.step(actions)
         actual = venv.state_of(1)
-        difference = BatchedCardline.state_difference(previous, state, actual)
+        difference = VectorCardline.state_difference(previous, state, actual)
         assert difference is None, difference
         assert batch.terminated[1] == state.is_terminal()
         assert batch.truncated[1] == state.is_truncated()
@@ -240,19 +240,19 @@ def test_reshuffled_box_is_uniform() -> None:
 def test_state_difference_can_fail() -> None:
     venv = make_vec(ENV, 2, seed=3)
     state = venv.state_of(0)
-    assert BatchedCardline.state_difference(state, state, venv.state_of(0)) is None
+    assert VectorCardline.state_difference(state, state, venv.state_of(0)) is None
     other = venv.state_of(0)
     other.turns += 1
-    assert "turns" in str(BatchedCardline.state_difference(state, state, other))
+    assert "turns" in str(VectorCardline.state_difference(state, state, other))
     other = venv.state_of(0)
     other.pile = other.pile[::-1]
-    assert "pile" in str(BatchedCardline.state_difference(state, state, other))
+    assert "pile" in str(VectorCardline.state_difference(state, state, other))
     other = venv.state_of(0)
     other.hands[0], other.hands[1] = other.hands[1], other.hands[0]
-    assert BatchedCardline.state_difference(state, state, other) is not None
+    assert VectorCardline.state_difference(state, state, other) is not None
 
 
-# --- the batched heuristic ---------------------------------------------------------------------
+# --- the vector heuristic ---------------------------------------------------------------------
 HEURISTIC_CONFIGS = [
     {},
     {"num_players": 8},
@@ -264,7 +264,7 @@ HEURISTIC_CONFIGS = [
 def test_heuristic_matches_the_scalar(config: dict[str, Any], monkeypatch: Any) -> None:
     spec = EnvSpec(ENV, config)
     venv = make_vec(ENV, 24, seed=5, **config)
-    batched = BatchedCardlineHeuristic(spec)
+    vector = VectorCardlineHeuristic(spec)
     scalar = CardlineStrategy(spec)
     rng = np.random.default_rng(5)
     ties = capture_ties(monkeypatch, scalar_module)
@@ -273,7 +273,7 @@ def test_heuristic_matches_the_scalar(config: dict[str, Any], monkeypatch: Any) 
     for _ in range(70):
         live = np.flatnonzero(batch.current_player >= 0)
         seats = batch.current_player[live]
-        got = batched.act(batch.observation[live], batch.action_mask[live], seats, rng)
+        got = vector.act(batch.observation[live], batch.action_mask[live], seats, rng)
         for k, slot in enumerate(live):
             mask = batch.action_mask[slot].astype(np.int8)
             ties.clear()
@@ -309,45 +309,45 @@ def test_heuristic_takes_the_kth_tie_for_a_uniform_in_the_kth_share(monkeypatch:
     CardlineStrategy(spec).act(view, np.random.default_rng(0))
     tied = sorted(ties[-1])
     assert len(tied) > 2
-    batched = BatchedCardlineHeuristic(spec)
+    vector = VectorCardlineHeuristic(spec)
     for k, action in enumerate(tied):
         for share in (0.0, 0.5, 0.999):
             u = (k + share) / len(tied)
             seat = np.zeros(1, np.int64)
-            got = batched.act(observation[None], mask[None], seat, FixedUniforms(u))
+            got = vector.act(observation[None], mask[None], seat, FixedUniforms(u))
             assert got[0] == action, (k, share, got[0], tied)
 
 
 def test_heuristic_refuses_a_mask_or_observation_no_cardline_env_makes() -> None:
     spec = EnvSpec(ENV, {})
-    batched = BatchedCardlineHeuristic(spec)
+    vector = VectorCardlineHeuristic(spec)
     batch = make_vec(ENV, 2, seed=3).reset()
     observations, masks = batch.observation, batch.action_mask
     seats = np.zeros(2, np.int64)
-    gaps, hand = batched.gaps, batched.hand_size
-    assert batched.act(observations, masks, seats).shape == (2,)
-    open_gaps = int(observations[1, batched._line_at]) + 1
-    held = int(observations[1, batched._sizes_at])
+    gaps, hand = vector.gaps, vector.hand_size
+    assert vector.act(observations, masks, seats).shape == (2,)
+    open_gaps = int(observations[1, vector._line_at]) + 1
+    held = int(observations[1, vector._sizes_at])
     assert open_gaps < gaps and held == hand
     # A legal action in a gap not yet open, then one for a card no longer held.
     fewer = observations.copy()
-    fewer[1, batched._sizes_at] = held - 1
+    fewer[1, vector._sizes_at] = held - 1
     for crafted, action in ((observations, open_gaps), (fewer, (held - 1) * gaps)):
         outside = masks.copy()
         outside[1, action] = True
         with pytest.raises(ValueError, match=rf"row 1: legal action {action} \("):
-            batched.act(crafted, outside, seats)
+            vector.act(crafted, outside, seats)
     # More cards held, or more gaps open, than the config has.
-    for column, value in ((batched._sizes_at, hand + 1), (batched._line_at, gaps)):
+    for column, value in ((vector._sizes_at, hand + 1), (vector._line_at, gaps)):
         crafted = observations.copy()
         crafted[:, column] = value  # both rows: the first is named
         with pytest.raises(ValueError, match="row 0 is not an observation of this config"):
-            batched.act(crafted, masks, seats)
+            vector.act(crafted, masks, seats)
     widest = observations.copy()  # every gap open: the most the kernel's rows can hold
-    widest[0, batched._line_at] = gaps - 1
-    assert batched.act(widest, masks, seats).shape == (2,)
+    widest[0, vector._line_at] = gaps - 1
+    assert vector.act(widest, masks, seats).shape == (2,)
     with pytest.raises(ValueError, match=f"masks have {masks.shape[1] - 1} actions"):
-        batched.act(observations, masks[:, :-1], seats)
+        vector.act(observations, masks[:, :-1], seats)
 
 
 @pytest.mark.parametrize("config", HEURISTIC_CONFIGS, ids=lambda c: str(sorted(c))[:30])
@@ -355,12 +355,12 @@ def test_heuristic_chance_per_gap_is_the_scalars_bit_for_bit(config: dict[str, A
     """The kernel's chance of an unrevealed card per open gap (its ``chances`` scratch row
     after one row) against ``CardlineStrategy.gap_chances``, at every count of seen values;
     and the compiled kernel against itself as plain Python (which checks every index)."""
-    from cardarena.agents.heuristics.batched_cardline import _act
+    from cardarena.agents.heuristics.vector_cardline import _act
 
     spec = EnvSpec(ENV, config)
     venv = make_vec(ENV, 8, seed=9, **config)
-    batched, scalar = BatchedCardlineHeuristic(spec), CardlineStrategy(spec)
-    layout, gaps = scalar.layout, batched.gaps
+    vector, scalar = VectorCardlineHeuristic(spec), CardlineStrategy(spec)
+    layout, gaps = scalar.layout, vector.gaps
     rng = np.random.default_rng(9)
     batch = venv.reset()
     counts = set()
@@ -368,16 +368,16 @@ def test_heuristic_chance_per_gap_is_the_scalars_bit_for_bit(config: dict[str, A
         for m in np.flatnonzero(batch.current_player >= 0):
             observation = batch.observation[m : m + 1].astype(np.float32)
             mask = batch.action_mask[m : m + 1].astype(np.bool_)
-            held = batched._playable(observation, mask)
+            held = vector._playable(observation, mask)
             u = rng.random(1)
             chances, out = np.zeros(gaps), np.zeros(1, np.int64)
-            _act(observation, mask, u, batched._offsets, held, gaps,
+            _act(observation, mask, u, vector._offsets, held, gaps,
                  np.zeros(gaps + 1, np.int64), chances, np.zeros(mask.shape[1]), out)  # fmt: skip
             # The same kernel as plain Python: numpy checks every index numba does not.
             python = getattr(_act, "py_func", _act)
             chances_py, out_py = np.zeros(gaps), np.zeros(1, np.int64)
             scratch = np.zeros(gaps + 1, np.int64), chances_py, np.zeros(mask.shape[1])
-            python(observation, mask, u, batched._offsets, held, gaps, *scratch, out_py)
+            python(observation, mask, u, vector._offsets, held, gaps, *scratch, out_py)
             assert np.array_equal(chances_py, chances) and out_py[0] == out[0]
             view = layout.view(observation[0])
             known = view["known_value"].astype(np.float64)

@@ -1,4 +1,4 @@
-"""Batched War! for Promise TCG decks (``promise_war_v0``): many games per call, in ``jit`` loops.
+"""Vector War! for Promise TCG decks (``promise_war_v0``): many games per call, in ``jit`` loops.
 
 The state of game ``i`` lives in four arrays (struct of arrays, one row per game):
 
@@ -19,12 +19,15 @@ Contenders are always in seat order (the reference filters seats in order), kept
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..core.errors import InvalidConfigError
 from ..core.game import NO_PLAYER
 from ..core.kernels import jit, rng_shuffle
-from ..vector.rules import BatchedRules
+from ..core.moved import deprecate
+from ..vector.rules import VectorRules
 from .env import observation_layout
 from .rules import HAND_SIZE, MAX_PLAYERS, TIEBREAK, TRICK, PromiseWarGame
 
@@ -414,7 +417,7 @@ def _observe_kernel(
         out[i, o_tricks] = S[i, TRICKS]
 
 
-class BatchedPromiseWar(BatchedRules):
+class VectorPromiseWar(VectorRules):
     """``num_envs`` games of one Promise War config (module docstring: the state arrays)."""
 
     env_name = "promise_war_v0"
@@ -441,7 +444,7 @@ class BatchedPromiseWar(BatchedRules):
         self.piles = np.zeros((self.num_envs, n, largest), np.int8)
         self.pot_down = np.zeros((self.num_envs, total), np.int16)
 
-    # --- BatchedRules --------------------------------------------------------------------------
+    # --- VectorRules --------------------------------------------------------------------------
     def reset_games(self, which: np.ndarray) -> None:
         _reset_kernel(
             self.S,
@@ -480,4 +483,8 @@ class BatchedPromiseWar(BatchedRules):
         _observe_kernel(self.S, self.C, np.ascontiguousarray(seats, np.int64), self.offsets, out)
 
 
-__all__ = ["BatchedPromiseWar"]
+if not TYPE_CHECKING:
+    # The old names, from before "vector" replaced "batched" (cardarena.envs.core.moved).
+    __getattr__ = deprecate(__name__, names={"BatchedPromiseWar": "VectorPromiseWar"})
+
+__all__ = ["VectorPromiseWar"]

@@ -1,5 +1,5 @@
-"""``cardarena.agents.batched`` at its edges: every kind of network agent reaches the same
-batched policy, its defaults are the scalar agent's, sampling stays legal at the extremes (a
+"""``cardarena.agents.vector`` at its edges: every kind of network agent reaches the same
+vector policy, its defaults are the scalar agent's, sampling stays legal at the extremes (a
 uniform draw of exactly 0, logits in the hundreds), and a row-by-row agent is started and
 reseeded once per game and seat. Each test names the slip it catches."""
 
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from cardarena.agents import EnvSpec, make_agent
-from cardarena.agents import batched as batched_module
+from cardarena.agents import vector as vector_module
 from cardarena.agents.base import BaseAgent
-from cardarena.agents.batched import BatchedPolicy, RowsAgent, batched_agent, batched_heuristic
 from cardarena.agents.numpy_policy import NumpyPolicy, NumpyPolicyAgent
+from cardarena.agents.vector import RowsAgent, VectorPolicy, vector_agent, vector_heuristic
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
 
 ENV = EnvSpec("promise_war_v0")
@@ -52,10 +52,10 @@ class _ZeroDraws:
         return np.zeros(size)
 
 
-def test_a_batched_policy_is_greedy_unless_told_otherwise():
+def test_a_vector_policy_is_greedy_unless_told_otherwise():
     """Kills the default ``deterministic=True`` -> ``False``."""
     policy = _policy()
-    agent = BatchedPolicy(policy)
+    agent = VectorPolicy(policy)
     observations, masks = _rows()
     logits = np.where(masks, agent.logits(observations), -np.inf)
     assert agent.deterministic
@@ -69,7 +69,7 @@ def test_a_draw_of_exactly_zero_picks_the_first_legal_action_not_a_masked_one():
     """Inverse CDF: the first action whose cumulative weight passes the target. With a target
     of 0, the masked actions before it (cumulative weight exactly 0) must not count as passed
     (kills ``cdf <= targets`` -> ``cdf < targets``, which returns action 0, masked here)."""
-    agent = BatchedPolicy(_policy(), deterministic=False)
+    agent = VectorPolicy(_policy(), deterministic=False)
     observations, masks = _rows()
     masks[:, 0] = False
     first_legal = masks.argmax(axis=1)
@@ -81,7 +81,7 @@ def test_sampling_with_logits_in_the_hundreds_stays_a_distribution():
     """The softmax is shifted by the row's largest logit: ``exp(400)`` overflows float64
     (kills ``logits - max`` -> ``logits + max``: every weight infinite, the draw not one the
     softmax would make)."""
-    agent = BatchedPolicy(_policy(bias=400.0), deterministic=False)
+    agent = VectorPolicy(_policy(bias=400.0), deterministic=False)
     observations, masks = _rows(2000)
     actions = agent.act(observations, masks, np.zeros(2000, int), np.arange(2000),
                         np.random.default_rng(0))  # fmt: skip
@@ -96,15 +96,15 @@ def test_sampling_with_logits_in_the_hundreds_stays_a_distribution():
 def test_no_rows_give_no_actions():
     """Kills ``np.zeros(0, ...)`` -> ``np.zeros(-1, ...)``."""
     observations, masks = _rows()
-    for agent in (BatchedPolicy(_policy()), BatchedPolicy(_policy(), deterministic=False)):
+    for agent in (VectorPolicy(_policy()), VectorPolicy(_policy(), deterministic=False)):
         actions = agent.act(observations[:0], masks[:0], np.zeros(0, int), np.zeros(0, int),
                             np.random.default_rng(0))  # fmt: skip
         assert actions.shape == (0,) and actions.dtype == np.int64
 
 
-def test_a_batched_policy_names_its_source():
+def test_a_vector_policy_names_its_source():
     """Kills ``meta.get("source") or meta.get("env")`` -> ``and``."""
-    assert repr(BatchedPolicy(_policy())) == "BatchedPolicy('unit test', deterministic=True)"
+    assert repr(VectorPolicy(_policy())) == "VectorPolicy('unit test', deterministic=True)"
 
 
 @pytest.mark.parametrize("deterministic", [True, False])
@@ -112,16 +112,16 @@ def test_an_exported_file_spec_keeps_the_agents_default_and_its_option(tmp_path,
     """``x.npz`` plays greedily as ``make_agent("x.npz")`` does, ``x.npz:deterministic=false``
     samples (kills the default ``True`` -> ``False`` of the spec's option)."""
     path = _policy().save(tmp_path / "x.npz")
-    plain = batched_agent(str(path), ENV)
-    assert isinstance(plain, BatchedPolicy) and plain.deterministic
-    told = batched_agent(f"{path}:deterministic={str(deterministic).lower()}", ENV)
-    assert isinstance(told, BatchedPolicy) and told.deterministic is deterministic
+    plain = vector_agent(str(path), ENV)
+    assert isinstance(plain, VectorPolicy) and plain.deterministic
+    told = vector_agent(f"{path}:deterministic={str(deterministic).lower()}", ENV)
+    assert isinstance(told, VectorPolicy) and told.deterministic is deterministic
 
 
-def _same_network(batched: Any, policy: NumpyPolicy) -> bool:
+def _same_network(vector: Any, policy: NumpyPolicy) -> bool:
     observations, _ = _rows(3)
-    return isinstance(batched, BatchedPolicy) and np.allclose(
-        batched.logits(observations), [policy.logits(o) for o in observations], atol=1e-5
+    return isinstance(vector, VectorPolicy) and np.allclose(
+        vector.logits(observations), [policy.logits(o) for o in observations], atol=1e-5
     )
 
 
@@ -131,8 +131,8 @@ def test_a_numpy_policy_agent_reaches_its_own_network(deterministic):
     attribute; kills ``kind is NumpyPolicyAgent`` -> ``is not``, which reads ``_policy``)."""
     policy = _policy(seed=4)
     agent = NumpyPolicyAgent(policy, seed=0, deterministic=deterministic)
-    batched = batched_agent(agent, ENV)
-    assert _same_network(batched, policy) and batched.deterministic is deterministic
+    vector = vector_agent(agent, ENV)
+    assert _same_network(vector, policy) and vector.deterministic is deterministic
 
 
 def test_a_checkpoint_agent_reaches_its_checkpoints_network(tmp_path):
@@ -148,25 +148,25 @@ def test_a_checkpoint_agent_reaches_its_checkpoints_network(tmp_path):
         precision="float32",
     ))  # fmt: skip
     agent = make_agent(f"{final}:deterministic=false")
-    batched = batched_agent(agent, ENV)
+    vector = vector_agent(agent, ENV)
     agent.start_game("player_0", ENV)
-    assert _same_network(batched, agent._policy) and not batched.deterministic
+    assert _same_network(vector, agent._policy) and not vector.deterministic
 
 
-def test_a_missing_batched_heuristic_module_means_none_and_a_broken_one_raises(
+def test_a_missing_vector_heuristic_module_means_none_and_a_broken_one_raises(
     monkeypatch, tmp_path
 ):
-    """A batched heuristic whose own module is not there is "not written yet" (None); a
+    """A vector heuristic whose own module is not there is "not written yet" (None); a
     module that is there but imports something missing is a bug and raises (kills the
     ``rpartition(".")[2]`` index made 1 or 3)."""
-    table = batched_module.BATCHED_HEURISTICS
-    monkeypatch.setitem(table, ENV.name, "cardarena.agents.heuristics.batched_unwritten:X")
-    assert batched_heuristic(ENV) is None
+    table = vector_module.VECTOR_HEURISTICS
+    monkeypatch.setitem(table, ENV.name, "cardarena.agents.heuristics.vector_unwritten:X")
+    assert vector_heuristic(ENV) is None
     (tmp_path / "cardarena_broken_heuristic.py").write_text("import cardarena_no_such_dep\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setitem(table, ENV.name, "cardarena_broken_heuristic:X")
     with pytest.raises(ModuleNotFoundError, match="cardarena_no_such_dep"):
-        batched_heuristic(ENV)
+        vector_heuristic(ENV)
 
 
 class _Recorder(BaseAgent):
@@ -206,11 +206,11 @@ def test_a_row_agent_is_started_once_per_game_and_seat():
 
 
 def test_a_bare_numpy_policy_plays_greedily():
-    """``batched_agent(NumpyPolicy)`` is the policy's greedy play, as ``NumpyPolicyAgent``'s
+    """``vector_agent(NumpyPolicy)`` is the policy's greedy play, as ``NumpyPolicyAgent``'s
     default (kills ``_policy_for(item, env_spec, True)`` -> ``False``)."""
     policy = _policy(seed=2)
-    batched = batched_agent(policy, ENV)
-    assert _same_network(batched, policy) and batched.deterministic
+    vector = vector_agent(policy, ENV)
+    assert _same_network(vector, policy) and vector.deterministic
 
 
 def test_an_exported_file_spec_with_an_unknown_option_is_refused(tmp_path):
@@ -218,7 +218,7 @@ def test_an_exported_file_spec_with_an_unknown_option_is_refused(tmp_path):
     ``if not unknown``, which refuses every good spec and passes every bad one)."""
     path = _policy().save(tmp_path / "x.npz")
     with pytest.raises(InvalidConfigError, match=r"unknown options \['temperature'\]"):
-        batched_agent(f"{path}:temperature=2", ENV)
+        vector_agent(f"{path}:temperature=2", ENV)
 
 
 class _OddAct:
@@ -232,11 +232,11 @@ class _OddAct:
 
 
 @pytest.mark.parametrize("act", [5, math.log], ids=["not callable", "builtin"])
-def test_an_object_whose_act_has_no_signature_is_not_taken_for_a_batched_agent(act):
+def test_an_object_whose_act_has_no_signature_is_not_taken_for_a_vector_agent(act):
     """``inspect.signature`` raises TypeError (not callable) or ValueError (a builtin): such an
-    object is no batched agent (it has no batched form; ``as_batched`` plays it row by row),
+    object is no vector agent (it has no vector form; ``as_vector`` plays it row by row),
     and the error is not the caller's (kills either exception left out of the ``except``)."""
-    assert batched_agent(_OddAct(act), ENV) is None
+    assert vector_agent(_OddAct(act), ENV) is None
 
 
 def test_every_action_can_be_drawn_the_last_one_too():
@@ -245,7 +245,7 @@ def test_every_action_can_be_drawn_the_last_one_too():
     policy = _policy()
     flat = NumpyPolicy([(np.zeros_like(w), np.zeros_like(b)) for w, b in policy.layers],
                        "tanh", policy.offset, policy.factor, policy.meta)  # fmt: skip
-    agent = BatchedPolicy(flat, deterministic=False)
+    agent = VectorPolicy(flat, deterministic=False)
     observations, masks = _rows(4000)
     masks[:] = True
     actions = agent.act(observations, masks, np.zeros(4000, int), np.arange(4000),
@@ -269,7 +269,7 @@ def test_every_row_agent_gets_its_own_seed():
 
 def test_a_subclass_of_a_known_agent_is_not_taken_for_it():
     """A user's subclass of ``HeuristicAgent`` or ``PretrainedAgent`` may play differently, so
-    it has no batched form (``as_batched`` plays it row by row), not the parent's (kills
+    it has no vector form (``as_vector`` plays it row by row), not the parent's (kills
     ``isinstance(...) and kind is ...`` made ``or``)."""
     from cardarena.agents import HeuristicAgent, PretrainedAgent
 
@@ -279,36 +279,36 @@ def test_a_subclass_of_a_known_agent_is_not_taken_for_it():
     class Greedy(PretrainedAgent):
         pass
 
-    assert batched_agent(Cautious(seed=0), ENV) is None
-    assert batched_agent(Greedy(seed=0), ENV) is None
+    assert vector_agent(Cautious(seed=0), ENV) is None
+    assert vector_agent(Greedy(seed=0), ENV) is None
 
 
 def test_a_missing_exported_file_is_an_unknown_spec():
     """A ``.npz`` name that is no file is read as any other spec (kills ``endswith(".npz")
     and is_file()`` made ``or``, which tries to load the missing file)."""
     with pytest.raises(InvalidConfigError, match=r"unknown agent spec 'nothere\.npz'"):
-        batched_agent("nothere.npz", ENV)
+        vector_agent("nothere.npz", ENV)
 
 
 class _ActsOnSlotsButNeverForgets:
-    """``act`` takes ``slots`` but there is no ``new_games``: not a batched agent."""
+    """``act`` takes ``slots`` but there is no ``new_games``: not a vector agent."""
 
     def act(self, observations, masks, seats, slots, rng):
         return np.zeros(len(seats), np.int64)
 
 
-def test_a_batched_agent_needs_new_games_too():
+def test_a_vector_agent_needs_new_games_too():
     """Kills ``act is None or not hasattr(item, "new_games")`` made ``and``."""
-    assert batched_agent(_ActsOnSlotsButNeverForgets(), ENV) is None
+    assert vector_agent(_ActsOnSlotsButNeverForgets(), ENV) is None
 
 
 @pytest.mark.parametrize(
     "env_name", ["promise_war_v0", "ironman_war_v0", "beast_wars_v0", "cardline_v0"]
 )
-def test_a_batched_heuristic_gives_no_actions_for_no_rows(env_name):
-    """Kills ``np.zeros(0, ...)`` made ``np.zeros(1, ...)`` in each batched heuristic."""
+def test_a_vector_heuristic_gives_no_actions_for_no_rows(env_name):
+    """Kills ``np.zeros(0, ...)`` made ``np.zeros(1, ...)`` in each vector heuristic."""
     spec = EnvSpec(env_name)
-    heuristic = batched_heuristic(spec)
+    heuristic = vector_heuristic(spec)
     raw = spec.make_raw()
     raw.reset(seed=0)
     observed = raw.observe(raw.agent_selection)

@@ -11,16 +11,10 @@ seat, which ``act`` takes per row, so there is no per-slot state.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from cardarena.envs.beast_wars.batched import (
-    O_CARDS,
-    O_CHARACTER,
-    O_FACE,
-    O_OWNER,
-    O_PHASE,
-    OBSERVATION_SIZE,
-)
 from cardarena.envs.beast_wars.rules import (
     CARD_BONUS,
     FIRST_ROWS,
@@ -31,7 +25,16 @@ from cardarena.envs.beast_wars.rules import (
     NUM_CELLS,
     OPPOSITE,
 )
+from cardarena.envs.beast_wars.vector import (
+    O_CARDS,
+    O_CHARACTER,
+    O_FACE,
+    O_OWNER,
+    O_PHASE,
+    OBSERVATION_SIZE,
+)
 from cardarena.envs.core.kernels import best_actions, jit
+from cardarena.envs.core.moved import deprecate
 
 from ..base import EnvSpec
 from .beast_wars import BeastWarsStrategy
@@ -327,7 +330,7 @@ def _score_rows(observations: np.ndarray, masks: np.ndarray, seats: np.ndarray,
             out[action] = 0.3 * advance + 0.5 * chances - caution * change
 
 
-class BatchedBeastWarsHeuristic:
+class VectorBeastWarsHeuristic:
     """``BeastWarsStrategy`` (same parameters) for rows of raw observations."""
 
     def __init__(
@@ -372,3 +375,10 @@ class BatchedBeastWarsHeuristic:
             raise ValueError(f"row {int(empty[0])} has no legal action (all-False mask)")
         scores = self.scores(observations, masks, seats)
         return best_actions(scores, rng.random(scores.shape[0]), TOLERANCE)
+
+
+if not TYPE_CHECKING:
+    # The old names, from before "vector" replaced "batched" (cardarena.envs.core.moved).
+    __getattr__ = deprecate(
+        __name__, names={"BatchedBeastWarsHeuristic": "VectorBeastWarsHeuristic"}
+    )

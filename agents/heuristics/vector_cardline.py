@@ -17,9 +17,12 @@ so no per-slot state is needed. The ``oracle``, ``noisy`` and ``memory`` agents 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from cardarena.envs.core.kernels import jit
+from cardarena.envs.core.moved import deprecate
 
 from ..base import EnvSpec
 from .cardline import PRIOR_WEIGHT
@@ -123,7 +126,7 @@ def _nth_best(scores: np.ndarray, legal: np.ndarray, u: float) -> int:
     return -1  # unreachable: ``act`` refuses a row without a legal action
 
 
-class BatchedCardlineHeuristic:
+class VectorCardlineHeuristic:
     """``CardlineStrategy`` (``heuristic``) for ``M`` rows: ``act(observations, masks, seats,
     rng)``."""
 
@@ -204,7 +207,11 @@ class BatchedCardlineHeuristic:
         return held
 
     def __repr__(self) -> str:
-        return "BatchedCardlineHeuristic()"
+        return "VectorCardlineHeuristic()"
 
 
-__all__ = ["BatchedCardlineHeuristic"]
+if not TYPE_CHECKING:
+    # The old names, from before "vector" replaced "batched" (cardarena.envs.core.moved).
+    __getattr__ = deprecate(__name__, names={"BatchedCardlineHeuristic": "VectorCardlineHeuristic"})
+
+__all__ = ["VectorCardlineHeuristic"]

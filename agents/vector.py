@@ -1,20 +1,20 @@
-"""Agents that act for many games at once: the opponents of the batched training envs.
+"""Agents that act for many games at once: the opponents of the vector training envs.
 
-A ``BatchedAgent`` answers ``act(observations, masks, seats, slots, rng)`` for any subset of
+A ``VectorAgent`` answers ``act(observations, masks, seats, slots, rng)`` for any subset of
 ``M`` rows: each row is one game's seat to act, its observation *raw* (unscaled, as the env's
 ``observe`` gives it) and its legal mask; ``slots`` are the games' indices in their batch (an
 agent that remembers things within a game keys its memory by slot and seat) and
 ``new_games(slots)`` says those games start anew. Randomness comes only from the ``rng`` the
 caller passes, so a seeded batch replays exactly.
 
-``batched_agent(spec_or_agent, env_spec)`` turns an agent spec string (``"random"``,
+``vector_agent(spec_or_agent, env_spec)`` turns an agent spec string (``"random"``,
 ``"heuristic"``, ``"pretrained"``, an exported ``.npz``, a saved ``.zip`` or a checkpoint
-folder) or a scalar ``Agent`` into its batched twin, or None when it has none (a torch
+folder) or a scalar ``Agent`` into its vector twin, or None when it has none (a torch
 ``MaskablePolicyAgent``, the Cardline knowledge agents, a person). ``rows_agent`` plays any
 scalar ``Agent`` row by row behind the same interface, slowly, for those. A search agent
-(``ismcts``: ``needs_state``) has no batched form and plays row by row only when the caller
+(``ismcts``: ``needs_state``) has no vector form and plays row by row only when the caller
 passes ``state_of`` (the batch's ``state_of(slot)``, e.g. ``BatchEnv.state_of``), which gives
-each row's rules state for ``choose`` to resample; without it ``as_batched`` refuses it.
+each row's rules state for ``choose`` to resample; without it ``as_vector`` refuses it.
 """
 
 from __future__ import annotations
@@ -24,12 +24,13 @@ import importlib
 import inspect
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from cardarena.envs.core import InvalidConfigError
 from cardarena.envs.core.kernels import random_legal_actions
+from cardarena.envs.core.moved import deprecate
 from cardarena.envs.core.validation import check_bool
 
 from .base import Agent, EnvSpec, choose, needs_state
@@ -41,19 +42,19 @@ from .random_agent import RandomAgent
 from .rows_parallel import Row, RowWorkers, begin_game, current_search_jobs
 from .specs import make_agent, parse_spec
 
-#: Env name -> ``"module:Class"`` of its batched heuristic (``act(observations, masks, seats,
+#: Env name -> ``"module:Class"`` of its vector heuristic (``act(observations, masks, seats,
 #: rng[, slots])``, optionally ``new_games(slots)``), imported on first use; a game whose
-#: module is missing or unfinished simply has no batched heuristic.
-BATCHED_HEURISTICS: dict[str, str] = {
-    "promise_war_v0": "cardarena.agents.heuristics.batched_promise_war:BatchedPromiseWarHeuristic",
-    "ironman_war_v0": "cardarena.agents.heuristics.batched_ironman_war:BatchedIronManWarHeuristic",
-    "beast_wars_v0": "cardarena.agents.heuristics.batched_beast_wars:BatchedBeastWarsHeuristic",
-    "cardline_v0": "cardarena.agents.heuristics.batched_cardline:BatchedCardlineHeuristic",
+#: module is missing or unfinished simply has no vector heuristic.
+VECTOR_HEURISTICS: dict[str, str] = {
+    "promise_war_v0": "cardarena.agents.heuristics.vector_promise_war:VectorPromiseWarHeuristic",
+    "ironman_war_v0": "cardarena.agents.heuristics.vector_ironman_war:VectorIronManWarHeuristic",
+    "beast_wars_v0": "cardarena.agents.heuristics.vector_beast_wars:VectorBeastWarsHeuristic",
+    "cardline_v0": "cardarena.agents.heuristics.vector_cardline:VectorCardlineHeuristic",
 }
 
 
 @runtime_checkable
-class BatchedAgent(Protocol):
+class VectorAgent(Protocol):
     """Acts for ``M`` rows at once (module docstring)."""
 
     def act(
@@ -74,7 +75,7 @@ class BatchedAgent(Protocol):
         ...
 
 
-class BatchedRandom:
+class VectorRandom:
     """Uniformly random legal actions, one uniform per row from ``rng``."""
 
     spec = "random"
@@ -93,10 +94,10 @@ class BatchedRandom:
         pass
 
     def __repr__(self) -> str:
-        return "BatchedRandom()"
+        return "VectorRandom()"
 
 
-class BatchedPolicy:
+class VectorPolicy:
     """A ``NumpyPolicy`` (shipped ``pretrained`` agents, exports, self-play snapshots) for all
     rows in one matrix product per layer: rows scaled with the policy's own offset and factor,
     then the masked argmax, or with ``deterministic=False`` one draw per row from the masked
@@ -145,11 +146,11 @@ class BatchedPolicy:
 
     def __repr__(self) -> str:
         source = self.policy.meta.get("source") or self.policy.meta.get("env")
-        return f"BatchedPolicy({source!r}, deterministic={self.deterministic})"
+        return f"VectorPolicy({source!r}, deterministic={self.deterministic})"
 
 
-class BatchedHeuristic:
-    """A game's batched heuristic behind the ``BatchedAgent`` signature (the heuristics take
+class VectorHeuristic:
+    """A game's vector heuristic behind the ``VectorAgent`` signature (the heuristics take
     ``rng`` before an optional ``slots``)."""
 
     spec = "heuristic"
@@ -178,12 +179,12 @@ class BatchedHeuristic:
             self._new_games(slots)
 
     def __repr__(self) -> str:
-        return f"BatchedHeuristic({type(self.inner).__name__})"
+        return f"VectorHeuristic({type(self.inner).__name__})"
 
 
-def batched_heuristic(env_spec: EnvSpec) -> BatchedHeuristic | None:
-    """A new instance of ``env_spec``'s batched heuristic, or None if it has none (yet)."""
-    target = BATCHED_HEURISTICS.get(env_spec.name)
+def vector_heuristic(env_spec: EnvSpec) -> VectorHeuristic | None:
+    """A new instance of ``env_spec``'s vector heuristic, or None if it has none (yet)."""
+    target = VECTOR_HEURISTICS.get(env_spec.name)
     if target is None:
         return None
     module_name, _, class_name = target.partition(":")
@@ -196,12 +197,12 @@ def batched_heuristic(env_spec: EnvSpec) -> BatchedHeuristic | None:
     built = getattr(module, class_name, None)
     if built is None:
         return None
-    return BatchedHeuristic(built(env_spec))
+    return VectorHeuristic(built(env_spec))
 
 
 class RowsAgent:
-    """Any scalar ``Agent`` as a ``BatchedAgent``, one ``act`` call per row (slow: for agents
-    without a batched form). Every (slot, seat) gets its own copy of the prototype, told
+    """Any scalar ``Agent`` as a ``VectorAgent``, one ``act`` call per row (slow: for agents
+    without a vector form). Every (slot, seat) gets its own copy of the prototype, told
     ``start_game`` and reseeded from ``rng`` before its first move of each game, as the
     single-game bridge treats its drawn opponents. A torch ``MaskablePolicyAgent`` (no memory,
     no generator, a model too big to copy per seat) is shared by every row. A search agent
@@ -220,8 +221,8 @@ class RowsAgent:
         self._searching = needs_state(sample)
         if self._searching and state_of is None:
             raise InvalidConfigError(
-                f"{sample!r} is a search agent: it plays on the batched engine only when the "
-                "caller gives each game's rules state (as_batched(agent, env_spec, "
+                f"{sample!r} is a search agent: it plays on the vector engine only when the "
+                "caller gives each game's rules state (as_vector(agent, env_spec, "
                 "state_of=batch.state_of)); play it in a scalar harness instead: eval "
                 "without --vector or --field, play, serve, a tournament"
             )
@@ -324,17 +325,17 @@ def _no_state(slot: int) -> Any:
     raise InvalidConfigError("this RowsAgent was given no state_of: it cannot play a search agent")
 
 
-def _policy_for(policy: NumpyPolicy, env_spec: EnvSpec, deterministic: bool) -> BatchedPolicy:
+def _policy_for(policy: NumpyPolicy, env_spec: EnvSpec, deterministic: bool) -> VectorPolicy:
     raw = env_spec.make_raw()
     seat = raw.possible_agents[0]
     policy.check_env(
         raw.observation_space(seat)["observation"], int(raw.action_space(seat).n), env_spec.name
     )
-    return BatchedPolicy(policy, deterministic)
+    return VectorPolicy(policy, deterministic)
 
 
-def batched_agent(spec_or_agent: Any, env_spec: EnvSpec) -> BatchedAgent | None:
-    """The batched form of an agent spec string or a scalar agent for ``env_spec``'s games, or
+def vector_agent(spec_or_agent: Any, env_spec: EnvSpec) -> VectorAgent | None:
+    """The vector form of an agent spec string or a scalar agent for ``env_spec``'s games, or
     None when it has none. A bad spec, or an agent that cannot play this env (a policy trained
     for another one, ``heuristic`` in a game without one), raises ``InvalidConfigError``.
     ``env_spec`` is the unscaled env (no ``normalize_observation``): rows are raw."""
@@ -350,20 +351,20 @@ def batched_agent(spec_or_agent: Any, env_spec: EnvSpec) -> BatchedAgent | None:
             deterministic = check_bool(options.get("deterministic", True), "deterministic")
             return _policy_for(load_policy(name), env_spec, deterministic)
         item = make_agent(item)
-    if _is_batched(item):
+    if _is_vector_agent(item):
         return item
     if not isinstance(item, Agent):
-        raise InvalidConfigError(f"expected an agent, a batched agent or a spec, got {item!r}")
+        raise InvalidConfigError(f"expected an agent, a vector agent or a spec, got {item!r}")
     kind = type(item)
     if kind is RandomAgent:
-        return BatchedRandom()
+        return VectorRandom()
     if isinstance(item, HeuristicAgent) and kind is HeuristicAgent:
         if not has_heuristic(env_spec.name):
             copy.deepcopy(item).start_game("", env_spec)  # raises, naming the envs it plays
-        return batched_heuristic(env_spec)
+        return vector_heuristic(env_spec)
     if isinstance(item, PretrainedAgent) and kind is PretrainedAgent:
         # The very file its start_game would play (chosen by table size).
-        return BatchedPolicy(item.policy_for(env_spec), item.deterministic)
+        return VectorPolicy(item.policy_for(env_spec), item.deterministic)
     if kind in (NumpyPolicyAgent, SavedModelAgent, CheckpointAgent):
         agent = copy.deepcopy(item)
         if kind is not NumpyPolicyAgent or agent.policy is None:  # type: ignore[attr-defined]
@@ -377,8 +378,8 @@ def batched_agent(spec_or_agent: Any, env_spec: EnvSpec) -> BatchedAgent | None:
     return None
 
 
-def _is_batched(item: Any) -> bool:
-    """A user's own batched agent (``act`` takes ``slots``, it has ``new_games``)."""
+def _is_vector_agent(item: Any) -> bool:
+    """A user's own vector agent (``act`` takes ``slots``, it has ``new_games``)."""
     act = getattr(item, "act", None)
     if act is None or not hasattr(item, "new_games"):
         return False
@@ -388,24 +389,40 @@ def _is_batched(item: Any) -> bool:
         return False
 
 
-def as_batched(
+def as_vector(
     spec_or_agent: Any, env_spec: EnvSpec, state_of: Callable[[int], Any] | None = None
-) -> BatchedAgent:
-    """``batched_agent``, falling back to ``RowsAgent`` (row by row) when there is no batched
+) -> VectorAgent:
+    """``vector_agent``, falling back to ``RowsAgent`` (row by row) when there is no vector
     form; ``state_of`` (slot -> rules state) lets a search agent play that way, and without it
     a search agent is refused with ``InvalidConfigError``."""
-    agent = batched_agent(spec_or_agent, env_spec)
+    agent = vector_agent(spec_or_agent, env_spec)
     return RowsAgent(spec_or_agent, env_spec, state_of) if agent is None else agent
 
 
+if not TYPE_CHECKING:
+    # The old names, from before "vector" replaced "batched" (cardarena.envs.core.moved).
+    __getattr__ = deprecate(
+        __name__,
+        names={
+            "BATCHED_HEURISTICS": "VECTOR_HEURISTICS",
+            "BatchedAgent": "VectorAgent",
+            "BatchedHeuristic": "VectorHeuristic",
+            "BatchedPolicy": "VectorPolicy",
+            "BatchedRandom": "VectorRandom",
+            "as_batched": "as_vector",
+            "batched_agent": "vector_agent",
+            "batched_heuristic": "vector_heuristic",
+        },
+    )
+
 __all__ = [
-    "BATCHED_HEURISTICS",
-    "BatchedAgent",
-    "BatchedHeuristic",
-    "BatchedPolicy",
-    "BatchedRandom",
+    "VECTOR_HEURISTICS",
     "RowsAgent",
-    "as_batched",
-    "batched_agent",
-    "batched_heuristic",
+    "VectorAgent",
+    "VectorHeuristic",
+    "VectorPolicy",
+    "VectorRandom",
+    "as_vector",
+    "vector_agent",
+    "vector_heuristic",
 ]

@@ -1,20 +1,20 @@
-"""Every batched heuristic against its scalar twin on configs drawn from the env's whole
+"""Every vector heuristic against its scalar twin on configs drawn from the env's whole
 accepted space, not only the defaults (issue 40, point 6).
 
-The parity tests in ``tests/vector/`` play a few fixed configs each; a batched heuristic that
+The parity tests in ``tests/vector/`` play a few fixed configs each; a vector heuristic that
 is wrong only where those configs agree (per-seat decks, several players, the beginner
 variant, a custom table) passes them. Here Hypothesis draws, per game, a config (every key
 ``build_game`` takes, within the env's "Limits") and reset options that fix a deal (dealt by
 a raw env and loaded into slots of the batch with ``set_state``, since the batch deals only
 by its own generator), then plays a batch of games with heuristic and random moves mixed.
-At every decision the batched action must be one of the scalar heuristic's tied best actions
-for the same observation, and where several tie, the batched heuristic must break the tie
+At every decision the vector heuristic's action must be one of the scalar heuristic's tied best
+actions for the same observation, and where several tie, the vector heuristic must break the tie
 uniformly over exactly those (``tie_breaks``): the same distribution, not only a
 legal member of it. Seeds follow the parity tests: the batch and one generator shared by
 both heuristics are seeded with the drawn seed.
 
-Left out on purpose: ``normalize_observation`` (batched heuristics read raw rows by contract,
-``agents.batched.batched_agent``), ``render_mode`` (no effect on play) and config files on
+Left out on purpose: ``normalize_observation`` (vector heuristics read raw rows by contract,
+``agents.vector.vector_agent``), ``render_mode`` (no effect on play) and config files on
 disk (parsed by the same loaders as the lists of dicts drawn here). Sizes stay small where
 the limits allow huge ones (10,000-card decks, 2,000-row tables): the heuristics read only
 counts, so size adds time and no new branch.
@@ -35,9 +35,9 @@ from hypothesis import strategies as st
 from tie_breaks import tie_recorder
 
 from cardarena.agents import EnvSpec
-from cardarena.agents.batched import batched_heuristic
 from cardarena.agents.heuristics import STRATEGIES
 from cardarena.agents.heuristics import ironman_war as ironman_module
+from cardarena.agents.vector import vector_heuristic
 from cardarena.envs import make_raw
 from cardarena.envs.beast_wars.rules import AGENTS as BEAST_AGENTS
 from cardarena.envs.beast_wars.rules import CARD_TYPES, COLOURS, FACES, MAX_FACTION, MIN_FACTION
@@ -82,7 +82,7 @@ class Stratified:
 
 
 class Judge:
-    """One game's batched heuristic, as ``batched_agent("heuristic", ...)`` gives it to
+    """One game's vector heuristic, as ``vector_agent("heuristic", ...)`` gives it to
     evaluations and training, and the scalar strategy it must agree with. The scalar's only
     memory is its seat (``start_game`` before each decision); Iron Man overrides this."""
 
@@ -91,12 +91,12 @@ class Judge:
         spec = EnvSpec(env, config)
         self.scalar = STRATEGIES[env](spec)
         self.module = importlib.import_module(type(self.scalar).__module__)
-        self.batched = batched_heuristic(spec)
-        assert self.batched is not None, env
+        self.vector = vector_heuristic(spec)
+        assert self.vector is not None, env
         self.ties: list[set[int]] = []
 
     def act(self, observations, masks, seats, slots, rng) -> np.ndarray:
-        return self.batched.act(observations, masks, seats, slots, rng)
+        return self.vector.act(observations, masks, seats, slots, rng)
 
     def allowed(self, slot: int, seat: int, agent: str, observation, mask, got: int, rng) -> set:
         """The actions the scalar heuristic could take here (its tied best ones)."""
@@ -106,12 +106,12 @@ class Judge:
         return self.ties[-1] if self.ties else {want}
 
     def remembers(self, observation: np.ndarray) -> bool:
-        """Whether the batched action here depends on memory of earlier rows of its slot
+        """Whether the vector action here depends on memory of earlier rows of its slot
         (then repeating the row for the tie probe would not ask the same question)."""
         return False
 
     def new_games(self, slots: np.ndarray) -> None:
-        self.batched.new_games(slots)
+        self.vector.new_games(slots)
 
 
 @contextlib.contextmanager
@@ -128,7 +128,7 @@ def tied_best(module: Any) -> Iterator[list[set[int]]]:
 def tie_breaks(
     judge: Judge, observation: np.ndarray, mask: np.ndarray, seat: int, slot: int, copies: int
 ) -> Counter:
-    """The batched actions for ``copies`` copies of one row, given stratified uniforms: a
+    """The vector heuristic's actions for ``copies`` copies of one row, given stratified uniforms: a
     heuristic that breaks ties uniformly over ``t`` actions returns each ``copies / t``
     times when ``t`` divides ``copies``, and every one of them once ``copies`` >= ``t``."""
     got = judge.act(
@@ -173,7 +173,7 @@ def check_parity(
                 allowed = judge.allowed(slot, seat, agents[seat], observation, mask, action, rng)
                 assert action in allowed, (
                     f"{env} {config} deals {deals} seed {seed} slot {slot} seat {seat}: "
-                    f"batched {action}, scalar {sorted(allowed)}"
+                    f"vector {action}, scalar {sorted(allowed)}"
                 )
                 if len(allowed) > 1 and not judge.remembers(observation):
                     # The same distribution: uniform over exactly the scalar's ties (enough
@@ -256,8 +256,8 @@ def test_promise_war_heuristic_matches_the_scalar_on_any_config(case, seed) -> N
 # --- Iron Man ----------------------------------------------------------------------------------
 class IronManJudge(Judge):
     """Three scalar strategies per slot and seat, one per sacrifice battle, see every
-    observation; at a commit the batched action must be among the tied best of one whose
-    sacrifice is consistent with the batched commits of the round so far (the batched
+    observation; at a commit the vector action must be among the tied best of one whose
+    sacrifice is consistent with the vector commits of the round so far (the vector
     heuristic draws its sacrifice battle from its own uniforms), elsewhere the first's."""
 
     def __init__(self, config: dict[str, Any]) -> None:

@@ -1,6 +1,6 @@
-"""The batched Promise War engine against the reference rules: the hard cases (ties, tiebreaks
+"""The vector Promise War engine against the reference rules: the hard cases (ties, tiebreaks
 with face-down cards, drop-outs, discarded pots, eliminations, caps) loaded with ``set_state``,
-every player count, the batched heuristic against the scalar one, and JIT against plain Python.
+every player count, the vector heuristic against the scalar one, and JIT against plain Python.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from vector_checks import capture_ties, check_against_reference, random_legal_ac
 
 from cardarena.agents import EnvSpec
 from cardarena.agents.heuristics import promise_war as scalar_module
-from cardarena.agents.heuristics.batched_promise_war import BatchedPromiseWarHeuristic
 from cardarena.agents.heuristics.promise_war import PromiseWarStrategy
+from cardarena.agents.heuristics.vector_promise_war import VectorPromiseWarHeuristic
 from cardarena.envs import make_raw
-from cardarena.envs.promise_war.batched import BatchedPromiseWar
 from cardarena.envs.promise_war.rules import TIEBREAK
+from cardarena.envs.promise_war.vector import VectorPromiseWar
 from cardarena.envs.vector import make_vec
 
 ENV = "promise_war_v0"
@@ -36,7 +36,7 @@ def follow(config: dict[str, Any], decks: list[list[int]], actions: list[int]) -
     script = list(actions)
     while True:
         actual = venv.state_of(1)
-        assert BatchedPromiseWar.state_difference(state, state, actual) is None
+        assert VectorPromiseWar.state_difference(state, state, actual) is None
         raw.set_state(state)
         for seat, agent in enumerate(agents):
             seats = np.zeros(3, np.int64) + seat
@@ -51,7 +51,7 @@ def follow(config: dict[str, Any], decks: list[list[int]], actions: list[int]) -
         previous = state.clone()
         state.apply_action(action)
         batch = venv.step(others)
-        difference = BatchedPromiseWar.state_difference(previous, state, venv.state_of(1))
+        difference = VectorPromiseWar.state_difference(previous, state, venv.state_of(1))
         assert difference is None, difference
         assert batch.terminated[1] == state.is_terminal()
         assert batch.truncated[1] == state.is_truncated()
@@ -130,16 +130,16 @@ def test_state_difference_can_fail() -> None:
     venv = make_vec(ENV, 2, seed=3)
     state = venv.state_of(0)
     other = venv.state_of(0)
-    assert BatchedPromiseWar.state_difference(state, state, other) is None
+    assert VectorPromiseWar.state_difference(state, state, other) is None
     other.pot_face_down = [1]
-    assert "pot_face_down" in str(BatchedPromiseWar.state_difference(state, state, other))
+    assert "pot_face_down" in str(VectorPromiseWar.state_difference(state, state, other))
     other = venv.state_of(0)
     other.draw_piles[1] = other.draw_piles[1][::-1]
     assert other.draw_piles != state.draw_piles  # 37 cards in a row
-    assert "draw_piles" in str(BatchedPromiseWar.state_difference(state, state, other))
+    assert "draw_piles" in str(VectorPromiseWar.state_difference(state, state, other))
 
 
-# --- the batched heuristic ---------------------------------------------------------------------
+# --- the vector heuristic ---------------------------------------------------------------------
 HEURISTIC_CONFIGS = [
     {},
     {"num_players": 3},
@@ -152,7 +152,7 @@ HEURISTIC_CONFIGS = [
 def test_heuristic_matches_the_scalar(config: dict[str, Any], monkeypatch: Any) -> None:
     spec = EnvSpec(ENV, config)
     venv = make_vec(ENV, 32, seed=5, **config)
-    batched = BatchedPromiseWarHeuristic(spec)
+    vector = VectorPromiseWarHeuristic(spec)
     scalar = PromiseWarStrategy(spec)
     agents = venv.possible_agents
     rng = np.random.default_rng(5)
@@ -162,7 +162,7 @@ def test_heuristic_matches_the_scalar(config: dict[str, Any], monkeypatch: Any) 
     for _ in range(120):
         live = np.flatnonzero(batch.current_player >= 0)
         seats = batch.current_player[live]
-        got = batched.act(batch.observation[live], batch.action_mask[live], seats, rng)
+        got = vector.act(batch.observation[live], batch.action_mask[live], seats, rng)
         for k, slot in enumerate(live):
             scalar.start_game(agents[seats[k]], rng)
             mask = batch.action_mask[slot].astype(np.int8)
