@@ -312,3 +312,23 @@ def test_plain_python_gives_the_jits_batches_bit_for_bit():
         results[jit] = json.loads(out.stdout.strip().splitlines()[-1])
     assert results["1"][0] is True and results["0"][0] is False
     assert results["1"][1] == results["0"][1]
+
+
+@pytest.mark.parametrize("env_name", NAMES)
+def test_observations_skip_a_slot_without_a_seat_and_write_every_slot_after_it(env_name):
+    """``VectorRules.observations``: a slot whose seat is negative (a finished game's) is left
+    as it is, and each slot after it still gets its seat's view, as the raw env gives it."""
+    venv = make_vec(env_name, 4, seed=3)
+    batch = venv.reset()
+    rules = venv.rules
+    seats = batch.current_player.copy()
+    seats[[0, 2]] = -1
+    out = np.full((4, rules.observation_size), 7.0, np.float32)
+    rules.observations(seats, out)
+    assert (out[[0, 2]] == 7.0).all()
+    for slot in (1, 3):
+        raw = make_raw(env_name)
+        raw.reset(seed=0)
+        raw.set_state(venv.state_of(slot))
+        agent = raw.possible_agents[seats[slot]]
+        np.testing.assert_array_equal(out[slot], raw.observe(agent)["observation"])
