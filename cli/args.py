@@ -56,7 +56,7 @@ class PlayArgs:
 
 @dataclass
 class RulesArgs:
-    """print the rules of an env as implemented (docs/rules/ENV.md)"""
+    """print the rules of an env as implemented (envs/rulebooks/ENV.md)"""
 
     env: str = field(metadata=meta(positional=True))
     """Env name (see ``cardarena list``), or ``common`` for the rules all games share."""

@@ -1,4 +1,4 @@
-"""``cardarena rules``: the rules of an env as implemented (``docs/rules/ENV.md``), whole or
+"""``cardarena rules``: the rules of an env as implemented (``envs/rulebooks/ENV.md``), whole or
 in short."""
 
 from __future__ import annotations

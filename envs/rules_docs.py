@@ -1,4 +1,4 @@
-"""The rules as shipped: ``docs/rules/<env>.md``, installed as ``cardarena.docs``.
+"""The rules as shipped: ``envs/rulebooks/<env>.md``, package data of ``cardarena.envs``.
 
 Each game's file is the complete rules as implemented, with their ids (PW-1 ...), the
 decisions where the rulebooks are silent and the invented data flagged; ``common.md`` holds the
@@ -26,10 +26,10 @@ HOW_TO_WIN = re.compile(r"^\*\*How to win:\*\*\s*(.+)$", re.MULTILINE)
 
 
 def rules_file(name: str) -> str | None:
-    """The markdown of ``docs/rules/<name>.md``, or None when the package ships none."""
+    """The markdown of ``envs/rulebooks/<name>.md``, or None when the package ships none."""
     if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
         return None
-    path = resources.files("cardarena.docs") / "rules" / f"{name}.md"
+    path = resources.files("cardarena.envs") / "rulebooks" / f"{name}.md"
     try:
         return path.read_text(encoding="utf-8")
     except (FileNotFoundError, NotADirectoryError):
@@ -83,7 +83,7 @@ def table_rules(name: str) -> str:
     if not rules:
         return text.strip()
     head = text.split("\n## ", 1)[0].strip()
-    rules = re.sub(r"\s*\(docs/rules/\s*common\.md\)", "", rules).strip()
+    rules = re.sub(r"\s*\(envs/rulebooks/\s*common\.md\)", "", rules).strip()
     return (
         f"{head}\n\n## Rules\n{rules}\n\n(the whole text, with the decisions taken where the "
         f"rulebooks are silent and the invented data: cardarena rules {name})"

@@ -58,7 +58,7 @@ import tomllib
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "scripts" / "mutation.toml"
 REPORTS = ROOT / "docs" / "mutation"
-PACKAGE_FOLDERS = ("envs", "agents", "training", "evaluation", "web", "docs")
+PACKAGE_FOLDERS = ("envs", "agents", "training", "evaluation", "web")
 BIN = Path(sys.executable).parent
 
 

@@ -15,7 +15,7 @@ from cardarena.envs.core import IllegalActionError
 
 # api_test warnings that are not defects here, each matched exactly: C-1 mandates dict
 # observations (PettingZoo only exempts its own classic envs by name) and an all-zero mask for
-# agents not to act; the rules (docs/rules) name some seats (iron_man, maximal) without a
+# agents not to act; the rules (envs/rulebooks) name some seats (iron_man, maximal) without a
 # number; api_test's own reset(options={"options": 1}) probe gets C-6's warning about the
 # unknown key.
 ACCEPTED_API_WARNINGS = (

@@ -2,8 +2,8 @@
 
 The source is this folder; the pages that come from the code (one per game, the rules, the
 CLI reference, the notebooks) are written into ``generated/`` at each build by
-``_ext/cardarena_pages.py``. This folder has no ``__init__.py``: it is not part of the
-installed ``cardarena.docs`` package.
+``_ext/cardarena_pages.py``. Nothing under ``docs/`` is installed or importable: the rules
+the package ships are ``envs/rulebooks/``.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ both draw a battle card, and each compares its own character's number in the col
 own card (Secret Weapon +2, Energon +1, Mutate flips the character between beast and robot
 first). The winner pushes the loser one space away and takes its space; a loser pushed into
 an occupied space is captured, one pushed off the board falls. Clear the enemy's board and
-reserve to win. Rules: docs/rules/beast_wars_v0.md (BW-1..BW-8; `cardarena rules
+reserve to win. Rules: envs/rulebooks/beast_wars_v0.md (BW-1..BW-8; `cardarena rules
 beast_wars_v0`).
 
 **The character numbers are invented.** No published card list gives them, so the shipped
@@ -179,9 +179,9 @@ the outcome is `TERMINATED` or `ILLEGAL_ACTION` (the cap is a rule with an outco
 `scores` counts the characters left, board plus reserve; `winners` marks the seat with reward
 +1, if any; `steps` counts decisions, setup picks included.
 
-## Decided rules (docs/rules/beast_wars_v0.md [decided] and gaps)
+## Decided rules (envs/rulebooks/beast_wars_v0.md [decided] and gaps)
 
-From docs/rules/beast_wars_v0.md:
+From envs/rulebooks/beast_wars_v0.md:
 
 - BW-1: 4 x 3 board, 6 spaces per side, 3 in the first row; cells and directions absolute.
 - BW-2: the fourth colour is green; the shipped numbers are invented and balanced (above).
@@ -235,7 +235,7 @@ Gaps decided here:
 - D-13 (BW-5): pass never comes up in play: a player with a character on the board has an
   empty or enemy-held neighbour unless its side fills the board (a win), and a player with
   none on the board can reinforce (an enemy holding all 12 cells has already won). Pass stays
-  in the action space as docs/rules/beast_wars_v0.md lays it out, legal exactly when nothing
+  in the action space as envs/rulebooks/beast_wars_v0.md lays it out, legal exactly when nothing
   else is.
 - Rendering shows the public board, reserves and last battle; during setup only the side to
   act (a human's seat), since the other side's picks are hidden.
@@ -306,7 +306,7 @@ from .rules import (
 )
 
 SEATS = len(AGENTS)
-#: The one line a new player reads first (docs/rules/beast_wars_v0.md's "How to win").
+#: The one line a new player reads first (envs/rulebooks/beast_wars_v0.md's "How to win").
 HOW_TO_WIN = (
     "Remove every enemy character from the board and the reserve by pushing them off the "
     "board or into an occupied space; at the turn cap the side with more characters left wins."

@@ -1,4 +1,4 @@
-"""Pure rules of the Beast Wars Transformers Mutating Card Game (docs/rules/beast_wars_v0.md,
+"""Pure rules of the Beast Wars Transformers Mutating Card Game (envs/rulebooks/beast_wars_v0.md,
 BW-1..BW-8).
 
 numpy and the standard library only. ``make_game`` validates a configuration into a

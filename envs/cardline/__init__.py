@@ -1,1 +1,1 @@
-"""Cardline, Marvel edition by default (docs/rules/cardline_v0.md): pure rules in ``rules.py``."""
+"""Cardline, Marvel edition by default (envs/rulebooks/cardline_v0.md); pure rules: ``rules.py``."""

@@ -22,7 +22,7 @@ turn you place one card of your hand into a gap of the line: if its value fits b
 neighbours (`left <= value <= right`, the ends are open) it stays, otherwise it is turned
 over, goes to the box and you draw a penalty card. At the end of a round, a player who
 alone emptied their hand wins; if several did, they play on alone. Rules:
-docs/rules/cardline_v0.md (CL-1..CL-7; `cardarena rules cardline_v0` prints them). Shape
+envs/rulebooks/cardline_v0.md (CL-1..CL-7; `cardarena rules cardline_v0` prints them). Shape
 values are for the default config (2 players, 110-card Marvel deck, `hand_size=4`); the
 formulas below give the general sizes.
 
@@ -196,7 +196,7 @@ from `reset()` on (strings and a dict before 0.2.0: CHANGELOG.md): `outcome`, `s
 the outcome is `TERMINATED`, `TRUNCATED` or `ILLEGAL_ACTION`; `scores` counts the cards each
 player placed right; `winners` marks each seat with reward +1; `steps` counts decisions.
 
-## Decided rules (docs/rules/cardline_v0.md [decided] and gaps)
+## Decided rules (envs/rulebooks/cardline_v0.md [decided] and gaps)
 
 - Players: 2 to 8, default 2.
 - CL-1: the Marvel deck's 110 cards and values are invented (see above), rows in alphabetical

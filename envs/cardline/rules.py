@@ -1,4 +1,4 @@
-"""Pure rules of Cardline (docs/rules/cardline_v0.md, CL-1..CL-7), Marvel edition by default.
+"""Pure rules of Cardline (envs/rulebooks/cardline_v0.md, CL-1..CL-7), Marvel edition by default.
 
 numpy and the standard library only. ``CardlineGame`` is the validated configuration (deck,
 seats, hand size, characteristic, first player, cap); ``CardlineState`` is one game, advanced in

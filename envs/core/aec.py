@@ -188,7 +188,7 @@ class GameAECEnv(AECEnv[str, ObsDict, int]):
 
     # --- presentation for people (``cardarena.agents.table``: text play, the web table) -----
     #: The one line a new player reads first. Each game sets its own (the same sentence as
-    #: ``docs/rules/<env>.md``'s "How to win").
+    #: ``envs/rulebooks/<env>.md``'s "How to win").
     how_to_win: ClassVar[str] = "Play until the game ends; a positive final reward is a win."
 
     def record_events(self) -> None:

@@ -1,4 +1,4 @@
-"""Reset-option parsing shared by every game (C-6, docs/rules/common.md).
+"""Reset-option parsing shared by every game (C-6, envs/rulebooks/common.md).
 
 Each game lists its own option keys and validates their values; what is common lives here:
 unknown keys warn instead of raising (PettingZoo's ``api_test`` probes

@@ -1,1 +1,1 @@
-"""Iron Man 2 Game of War (docs/rules/ironman_war_v0.md): pure rules in ``rules.py``."""
+"""Iron Man 2 Game of War (envs/rulebooks/ironman_war_v0.md): pure rules in ``rules.py``."""

@@ -20,7 +20,7 @@ cards flip; whoever is losing must play another card face up or **concede** (sav
 later battles and rounds); special cards double a total (UPGRADE), knock out an opposing card
 (ENERGY SHIELD) or hit hard (FINAL ATTACK). Winning at least two battles and more than the
 opponent moves your pawn up the Victory Cards; the first pawn on the last card wins. Rules:
-docs/rules/ironman_war_v0.md (IM-1..IM-14; `cardarena rules ironman_war_v0` prints it). In
+envs/rulebooks/ironman_war_v0.md (IM-1..IM-14; `cardarena rules ironman_war_v0` prints it). In
 the beginner variant each battle is decided by the two flipped cards alone, so the commit is
 the only choice.
 
@@ -107,7 +107,7 @@ who is not to act (C-1).
 | 8 | concede the battle (only while losing, IM-6) |
 | 9-16 | ENERGY SHIELD target: discard the opponent's card of kind `a - 9` in this battle |
 
-Who is asked follows C-2 (docs/rules/common.md): a player is asked whenever a rule gives them
+Who is asked follows C-2 (envs/rulebooks/common.md): a player is asked whenever a rule gives them
 a choice, even with a single legal action. The only automatic steps are the rules' own: an
 empty-handed losing player concedes (IM-6), an ENERGY SHIELD with no target does nothing
 (IM-8).
@@ -167,11 +167,11 @@ from `reset()` on (strings and a dict before 0.2.0: CHANGELOG.md): `outcome`, `s
 the last Victory Card, if any, and `steps` counts actions; the outcome is `TERMINATED`,
 `TRUNCATED` or `ILLEGAL_ACTION`.
 
-## Decided rules ([decided] in docs/rules/ironman_war_v0.md, and gaps)
+## Decided rules ([decided] in envs/rulebooks/ironman_war_v0.md, and gaps)
 
 First those the rules doc marks [decided]:
 
-- Deck (docs/rules/ironman_war_v0.md "Deck"): 55 cards per player, 10 x attack_1,
+- Deck (envs/rulebooks/ironman_war_v0.md "Deck"): 55 cards per player, 10 x attack_1,
   10 x attack_2, 10 x attack_3, 3 x attack_4, 2 x attack_5, 8 x upgrade, 8 x energy_shield,
   4 x final_attack (from Clash of the Lightsabers); both decks identical.
 - IM-1: the pawn starts on Victory Card 1, so with 5 Victory Cards 4 steps win. Beginner

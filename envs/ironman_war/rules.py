@@ -1,4 +1,4 @@
-"""Pure rules of Iron Man 2 Game of War (docs/rules/ironman_war_v0.md, rules IM-1 .. IM-14).
+"""Pure rules of Iron Man 2 Game of War (envs/rulebooks/ironman_war_v0.md, rules IM-1 .. IM-14).
 
 numpy and the standard library only. ``make_game`` validates a configuration into an
 ``IronManWarGame``; ``IronManWarState`` is one game, advanced in place by ``apply_action``

@@ -19,8 +19,8 @@ picks a card face down; all reveal together and the sole highest power takes eve
 card into its victory pile. Tied players break the tie by playing one card face up and the
 rest of their hand face down; the winner of the tiebreak takes the whole pot. The choice that
 matters is which card to spend: bluff low and keep strength for tiebreaks, or press. Most
-cards won wins. Rules: docs/rules/promise_war_v0.md (PW-1..PW-7). Shape values are for the default
-config (2 players, `max_power=10`); see below for the general formula.
+cards won wins. Rules: envs/rulebooks/promise_war_v0.md (PW-1..PW-7). Shape values are for the
+default config (2 players, `max_power=10`); see below for the general formula.
 
 ## Arguments
 
@@ -132,7 +132,7 @@ from `reset()` on (strings and a dict before 0.2.0: CHANGELOG.md): `outcome`, `s
 `scores` counts the cards in each victory pile, `winners` marks each seat with reward +1 and
 `steps` counts decisions; the outcome is `TERMINATED`, `TRUNCATED` or `ILLEGAL_ACTION`.
 
-## Decided rules (docs/rules/promise_war_v0.md [decided] and gaps)
+## Decided rules (envs/rulebooks/promise_war_v0.md [decided] and gaps)
 
 - Players: 2 to 8 (the rulebook says "2 or more"; 8 bounds the observation).
 - PW-1: default deck 40 cards, powers 1..10, 4 copies each (generally 4 x `1..max_power`).
@@ -190,7 +190,7 @@ from .rules import (
 from .story import describe
 from .view import table_svg, table_view
 
-#: The one line a new player reads first (docs/rules/promise_war_v0.md says the same).
+#: The one line a new player reads first (envs/rulebooks/promise_war_v0.md says the same).
 HOW_TO_WIN = (
     "Take the most cards into your victory pile: the sole highest card of each trick takes "
     "every card played, and tied players play again for the whole pot."

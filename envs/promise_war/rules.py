@@ -1,10 +1,10 @@
-"""Pure rules of War! played with Promise TCG decks (docs/rules/promise_war_v0.md, PW-1..PW-7).
+"""Pure rules of War! played with Promise TCG decks (envs/rulebooks/promise_war_v0.md, PW-1..PW-7).
 
 numpy and the standard library only. ``PromiseWarGame`` is the validated configuration;
 ``PromiseWarState`` is one game, advanced in place by ``apply_action`` (the power of the card
 to play). Draw piles are Python lists with the top card at the *end* so drawing is ``pop()``.
 
-Decisions where the rulebook is silent are marked [decided] in docs/rules/promise_war_v0.md
+Decisions where the rulebook is silent are marked [decided] in envs/rulebooks/promise_war_v0.md
 and repeated in the env docstring (``envs/promise_war/env.py``).
 
 With ``record_events()`` the state logs what the table saw (``core.events``; the kinds are

@@ -1,4 +1,4 @@
-"""Reset-option helpers shared by every game (C-6, docs/rules/common.md)."""
+"""Reset-option helpers shared by every game (C-6, envs/rulebooks/common.md)."""
 
 from __future__ import annotations
 

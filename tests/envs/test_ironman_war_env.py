@@ -93,7 +93,7 @@ def test_docstring_tables_and_decided_rules():
 
 
 def test_im14_worked_example_through_the_env_action_by_action():
-    """IM-14 (docs/rules/ironman_war_v0.md): 5 vs 3; Iron Man plays a 3 (6-5); War Machine a 3
+    """IM-14 (envs/rulebooks/ironman_war_v0.md): 5 vs 3; Iron Man plays a 3 (6-5); War Machine a 3
     (8-6); Iron Man's ENERGY SHIELD discards the 5 (6-3); War Machine must play or concede."""
     env = scenario([A3, A1, A1, A3, SH, A1], [A5, A2, A2, A3, A4])
     for action in (A3, A1, A1):

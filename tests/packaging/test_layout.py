@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_FOLDERS = (
-    "envs", "agents", "training", "evaluation", "cli", "bench", "web", "docs", "openspiel",
+    "envs", "agents", "training", "evaluation", "cli", "bench", "web", "openspiel",
 )  # fmt: skip
 
 
@@ -45,6 +45,16 @@ def _clean_copy(dest: Path) -> Path:
 
 
 @pytest.mark.slow
+def test_docs_is_documentation_not_a_package():
+    """The rules the package ships are package data of cardarena.envs; docs/ is only read."""
+    assert not list((ROOT / "docs").rglob("__init__.py")), "docs/ must not be a Python package"
+    done = subprocess.run(
+        [sys.executable, "-c", "import importlib.util as u; print(u.find_spec('cardarena.docs'))"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.stdout.strip() == "None", done.stdout + done.stderr
+
+
 def test_non_editable_wheel_holds_every_subpackage(tmp_path):
     source = _clean_copy(tmp_path / "source")
     done = subprocess.run(
@@ -66,11 +76,11 @@ def test_non_editable_wheel_holds_every_subpackage(tmp_path):
     assert not any(name.startswith(("envs/", "tests/", "bench/")) for name in names)
     shipped = sorted((ROOT / "agents" / "pretrained").glob("*.npz"))
     assert shipped and all(f"cardarena/agents/pretrained/{p.name}" in names for p in shipped)
-    rules = sorted((ROOT / "docs" / "rules").glob("*.md"))
-    assert len(rules) >= 5 and all(f"cardarena/docs/rules/{p.name}" in names for p in rules)
+    rules = sorted((ROOT / "envs" / "rulebooks").glob("*.md"))
+    assert len(rules) >= 5 and all(f"cardarena/envs/rulebooks/{p.name}" in names for p in rules)
     static = sorted(p for p in (ROOT / "web" / "static").glob("*") if p.is_file())
     assert static and all(f"cardarena/web/static/{p.name}" in names for p in static)
-    assert not any(n.startswith("cardarena/docs/") and n.endswith(".png") for n in names)
+    assert not any(n.startswith("cardarena/docs/") for n in names), "docs/ is not installed"
 
 
 def _imported_modules(path: Path) -> set[str]:

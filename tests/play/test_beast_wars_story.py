@@ -1,4 +1,4 @@
-"""Beast Wars at a person's table: the event lines each seat reads (docs/rules/beast_wars_v0.md
+"""Beast Wars at a person's table: the event lines each seat reads (envs/rulebooks/beast_wars_v0.md
 BW-4..BW-8), that draft picks reach only their owner, the table view and its SVG, the render.
 
 Scenarios fix the teams (which skips the draft), the battle deck (top card first) and the

@@ -1,4 +1,4 @@
-"""Cardline at a person's table: the event lines each seat reads (docs/rules/cardline_v0.md
+"""Cardline at a person's table: the event lines each seat reads (envs/rulebooks/cardline_v0.md
 CL-2..CL-7), the table view (only what a seat may see, CL-3) and its SVG, the text render.
 
 Deals are fixed through reset options; most use the small deck ``DECK`` (one value ``v`` per

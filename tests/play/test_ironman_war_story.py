@@ -1,4 +1,4 @@
-"""Iron Man 2 Game of War at a person's table: the event lines (docs/rules/ironman_war_v0.md),
+"""Iron Man 2 Game of War at a person's table: the event lines (envs/rulebooks/ironman_war_v0.md),
 the seat's view and its picture, and the text render's header.
 
 Scenarios fix round 1's hands through reset options; the hidden-information tests compare a

@@ -1,5 +1,6 @@
-"""Promise War at a person's table: the event lines each seat reads (docs/rules/promise_war_v0.md
-PW-3..PW-7), that hidden cards reach only their owner, the table view and its SVG, the render.
+"""Promise War at a person's table: the event lines each seat reads (PW-3..PW-7 of
+envs/rulebooks/promise_war_v0.md), that hidden cards reach only their owner, the table view and
+its SVG, the render.
 
 Decks are fixed through reset options (top card first); hands are the first 3 cards.
 """

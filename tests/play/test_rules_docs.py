@@ -1,4 +1,4 @@
-"""The rules ship with the package (issue 20): ``docs/rules/<env>.md`` for every game, complete
+"""The rules ship with the package (issue 20): ``envs/rulebooks/<env>.md`` for every game, complete
 with the ids the code cites, read by ``cardarena rules`` and by ``?`` at the prompt; nothing a
 user reads points at a file they do not have."""
 
@@ -39,7 +39,7 @@ def _reader(answers: list[str]):
 @pytest.mark.parametrize("env", sorted(GAMES))
 def test_each_game_ships_its_rules_in_the_fixed_format(env):
     text = rules_file(env)
-    assert text is not None, f"docs/rules/{env}.md is missing"
+    assert text is not None, f"envs/rulebooks/{env}.md is missing"
     assert text.startswith("# ") and f"(`{env}`)" in text.splitlines()[0]
     assert how_to_win(env) == ENVS[env].raw_env.how_to_win, "one sentence, said the same twice"
     for title in SECTIONS:

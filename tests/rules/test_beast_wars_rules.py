@@ -1,4 +1,4 @@
-"""Scenario tests for docs/rules/beast_wars_v0.md (BW-1..BW-8) and the env's decided rules,
+"""Scenario tests for envs/rulebooks/beast_wars_v0.md (BW-1..BW-8) and the env's decided rules,
 on the pure rules, plus property tests over random games.
 
 Scenarios fix teams, the battle deck and the first player through reset options; positions

@@ -1,4 +1,4 @@
-"""Scenario tests for docs/rules/cardline_v0.md (CL-1..CL-7), one or more per rule, on the pure
+"""Scenario tests for envs/rulebooks/cardline_v0.md (CL-1..CL-7), one or more per rule, on the pure
 rules, then reset options, config errors, random-play statistics and a property test.
 
 Most scenarios use the small deck ``DECK`` (one value per card in characteristic ``v``, with

@@ -1,4 +1,4 @@
-"""Scenario tests for docs/rules/ironman_war_v0.md (IM-1..IM-14) and the D-n decisions, on the
+"""Scenario tests for envs/rulebooks/ironman_war_v0.md (IM-1..IM-14) and the D-n decisions, on the
 pure rules.
 
 Hands and decks are fixed through reset options (top card first). With exactly three cards in

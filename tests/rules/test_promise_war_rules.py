@@ -1,4 +1,4 @@
-"""Scenario tests for docs/rules/promise_war_v0.md (PW-1..PW-7), one or more per rule, on the
+"""Scenario tests for envs/rulebooks/promise_war_v0.md (PW-1..PW-7), one or more per rule, on the
 pure rules.
 
 Decks are fixed through reset options (top card first); hands are the first 3 cards.

@@ -6,7 +6,7 @@ Into ``docs/site/generated/`` (git-ignored, rewritten by every build, stale file
   its table (``docs/screenshots/<env>.png``, when there is one), a specs table computed from
   the env itself (built with its default config), a link to its rules, the module docstring
   (arguments, observation layout, action layout, rewards, ...) and its version history;
-- ``rules/<env>.md`` (and ``rules/common.md``): ``docs/rules/<env>.md`` included as it ships;
+- ``rules/<env>.md`` (and ``rules/common.md``): ``envs/rulebooks/<env>.md`` included as it ships;
 - ``cli.md``: the ``cardarena`` command, walked from ``build_parser()``: every subcommand
   with its usage, description and every argument with its help and default;
 - ``tutorials/*.ipynb``: the notebooks of ``notebooks/``, copied (myst-nb renders them,
@@ -207,7 +207,7 @@ def game_page(name: str, module: ModuleType, docs: Path, page: Path) -> str:
     if own_table:
         parts += ["The env docstring's own table:", "", own_table, ""]
     parts += ["## Rules", ""]
-    if (docs / "rules" / f"{name}.md").is_file():
+    if (rulebooks(docs) / f"{name}.md").is_file():
         parts.append(
             f"The rules as implemented, with their ids: [the rules of {name}](../rules/{name}.md) "
             f"(also {md_code(f'cardarena rules {name}')}); the rules every game shares are in "
@@ -222,8 +222,13 @@ def game_page(name: str, module: ModuleType, docs: Path, page: Path) -> str:
     return "\n".join(parts)
 
 
+def rulebooks(docs: Path) -> Path:
+    """The folder of the rules each game ships (package data of ``cardarena.envs``)."""
+    return docs.parent / "envs" / "rulebooks"
+
+
 def rules_page(name: str, docs: Path, page: Path) -> str:
-    source = os.path.relpath(docs / "rules" / f"{name}.md", page.parent).replace(os.sep, "/")
+    source = os.path.relpath(rulebooks(docs) / f"{name}.md", page.parent).replace(os.sep, "/")
     return f"```{{include}} {source}\n:relative-images:\n```\n"
 
 
@@ -354,7 +359,7 @@ def generate(srcdir: Path) -> list[Path]:
         page = out / "games" / f"{name}.md"
         pages[page] = game_page(name, module, docs, page)
     for name in [*ENVS, "common"]:
-        if (docs / "rules" / f"{name}.md").is_file():
+        if (rulebooks(docs) / f"{name}.md").is_file():
             page = out / "rules" / f"{name}.md"
             pages[page] = rules_page(name, docs, page)
     pages[out / "cli.md"] = cli_page()
@@ -383,13 +388,13 @@ _SCHEME = re.compile(r"[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 
 def site_page(path: Path, srcdir: Path) -> Path | None:
     """The site page that shows the repository file ``path``, if there is one: the wrapper
-    ``docs/site/<name>.md`` of ``docs/<name>.md``, the rules page of ``docs/rules/<env>.md``."""
+    ``docs/site/<name>.md`` of ``docs/<name>.md``, the rules page of ``envs/rulebooks/<env>.md``."""
     docs = srcdir.parent
     if path.suffix != ".md":
         return None
     if path.parent == docs and (srcdir / path.name).is_file():
         return srcdir / path.name
-    if path.parent == docs / "rules" and (srcdir / GENERATED / "rules" / path.name).is_file():
+    if path.parent == rulebooks(docs) and (srcdir / GENERATED / "rules" / path.name).is_file():
         return srcdir / GENERATED / "rules" / path.name
     return None
 
