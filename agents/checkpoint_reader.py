@@ -43,7 +43,7 @@ MAGNET = "magnet.npz"
 OPTIONAL_FILES = (MAGNET,)
 #: Largest array file read from a checkpoint (a 2 x 4096-unit network is ~70 MB).
 MAX_ARRAY_FILE_BYTES = 512 * 1024 * 1024
-#: The MaskablePPO settings a checkpoint may hold (``training.ppo.SETTINGS`` has their
+#: The MaskablePPO settings a checkpoint may hold (``training.sb3.model.SETTINGS`` has their
 #: defaults; a test keeps the two lists equal).
 SETTING_NAMES = (
     "n_steps", "batch_size", "n_epochs", "learning_rate", "gamma", "gae_lambda", "clip_range",

@@ -7,7 +7,7 @@ Each backend runs in the geometry ``cardarena train`` uses by default, so the ta
   ``DEFAULTS`` (``n_steps``, ``batch_size``, ``net_arch``) and the PPO settings of a default
   ``TrainArgs`` (5 epochs); tictactoe_v3 runs through the same ``SingleAgentEnv`` bridge with
   promise_war's settings, as a reference row.
-- **vector**: ``VectorPPO.learn_rollout()`` (``cardarena.training.vector_ppo``) on a
+- **vector**: ``VectorPPO.learn_rollout()`` (``cardarena.training.vector.ppo``) on a
   ``LearnerBatch``, with the ``PPOConfig`` that ``cardarena train ENV --backend vector`` builds
   (``ppo_config(TrainArgs(env=ENV, backend="vector").resolved())``: 1,024 games x 32 steps,
   minibatches of 8,192 (2,048 for Beast Wars and Cardline), the same ``net_arch`` and epochs,
@@ -19,13 +19,13 @@ rollout so that a round lasts about ``--seconds`` (at least one rollout); rounds
 every game and backend so that load on a shared machine hits all alike, and the table reports
 medians.
 
-Why the FLOP columns: one learner decision costs the same arithmetic on both backends (a
-forward pass while collecting, then ``n_epochs`` forward and backward passes in the update;
-``vector_ppo.flops_per_step``), since minibatch size changes how the work is cut, not how much
-there is. So the steps/s ratio is a ratio of achieved FLOP/s, and the share of the machine's
-matrix-product peak (measured in the same run, one thread, in the precision the vector config
-uses: the best of a few trials before the rounds and one in each round) says how much room is
-left.
+Why the FLOP columns: one learner decision costs the same arithmetic on both backends (a forward
+pass while collecting, then ``n_epochs`` forward and backward passes in the update;
+``training.vector.ppo.flops_per_step``), since minibatch size changes how the work is cut, not
+how much there is. So the steps/s ratio is a ratio of achieved FLOP/s, and the share of the
+machine's matrix-product peak (measured in the same run, one thread, in the precision the vector
+config uses: the best of a few trials before the rounds and one in each round) says how much
+room is left.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ class SB3LearnBench:
     def __init__(self, name: str, env_fn: Callable[[], Any], n_envs: int, seed: int) -> None:
         from stable_baselines3.common.vec_env import DummyVecEnv
 
-        from cardarena.training.ppo import build_model
+        from cardarena.training.sb3.model import build_model
         from cardarena.training.single_agent import SingleAgentEnv
 
         args = _train_args(name, "sb3")
@@ -129,9 +129,9 @@ class VectorLearnBench:
     """One game's ``VectorPPO`` in ``cardarena train --backend vector``'s default geometry."""
 
     def __init__(self, name: str, seed: int) -> None:
-        from cardarena.training.train_vector import ppo_config
-        from cardarena.training.vector_env import LearnerBatch
-        from cardarena.training.vector_ppo import VectorPPO, flops_per_step
+        from cardarena.training.vector.batch import LearnerBatch
+        from cardarena.training.vector.ppo import VectorPPO, flops_per_step
+        from cardarena.training.vector.run import ppo_config
 
         self.config = ppo_config(_train_args(name, "vector"))
         self.batch = LearnerBatch(name, self.config.num_envs, seed, ["random"], True, {})
@@ -212,7 +212,7 @@ def measure_learn(args: argparse.Namespace) -> LearnResults:
     import torch
 
     from cardarena.training.train_args import TrainArgs
-    from cardarena.training.vector_ppo import PRECISIONS, PPOConfig, flops_per_step
+    from cardarena.training.vector.ppo import PRECISIONS, PPOConfig, flops_per_step
 
     defaults = TrainArgs()
     torch.set_num_threads(defaults.torch_threads)
@@ -249,7 +249,7 @@ def measure_learn(args: argparse.Namespace) -> LearnResults:
     if vector:
         peak_trials(PEAK_TRIALS)
     else:  # the same FLOPs per step on SB3, from its own spaces and the default settings
-        from cardarena.training.train_vector import ppo_config
+        from cardarena.training.vector.run import ppo_config
 
         for name in args.env:
             same: PPOConfig = ppo_config(_train_args(name, "vector"))
@@ -331,8 +331,8 @@ def learn_table(results: LearnResults) -> list[str]:
             f"geometry, {results.vector_geometry}, {results.precision})"
         )
     lines.append(
-        "(MFLOP/step: vector_ppo.flops_per_step, the rollout's forward pass and each epoch's "
-        "forward and backward passes: the same per step on both backends)"
+        "(MFLOP/step: training.vector.ppo.flops_per_step, the rollout's forward pass and each "
+        "epoch's forward and backward passes: the same per step on both backends)"
     )
     if results.peaks:
         m, k, n = PEAK_SHAPE

@@ -61,7 +61,7 @@ SETTINGS: dict[str, dict[str, Any]] = {
 
 def train_run(env: str, config: dict, flags: dict, seed: int, rollouts: int, out: Path) -> Path:
     from cardarena.training.train_args import TrainArgs
-    from cardarena.training.train_vector import train_vector
+    from cardarena.training.vector.run import train_vector
 
     if (out / "checkpoints" / f"step_{rollouts * ROLLOUT}" / "meta.json").is_file():
         return out

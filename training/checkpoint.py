@@ -11,13 +11,13 @@ inspected with ordinary tools, and is safe to take from somebody else::
       rng.json       RNG states: the bridge's numpy bit generators, torch's RNG state
       meta.json      format number, env spec (id with version suffix, config), package
                      version, training step and PPO update count, spaces, the MaskablePPO
-                     settings (``training.ppo.model_settings``), Adam's param groups, the
+                     settings (``training.sb3.model.model_settings``), Adam's param groups, the
                      opponent pool, the files' checksums
 
 No pickle anywhere: arrays are read with ``allow_pickle=False`` after their headers (dtype,
 shape, size) were checked (``cardarena.agents.safe_npz``), JSON within the limits of
 ``cardarena.envs.core.untrusted``; the model is rebuilt from the settings
-(``training.ppo.build_model``) and the arrays put into it. Every array is checked against
+(``training.sb3.model.build_model``) and the arrays put into it. Every array is checked against
 the shapes the settings imply, and must be finite. (The checksums in ``meta.json`` catch
 accidents, a torn copy; they are no signature, since whoever edits a file can edit them too.
 Safety comes from the format, which has nothing to execute.)
@@ -119,7 +119,7 @@ def rebuild_model(
     try:
         from stable_baselines3.common.vec_env import DummyVecEnv
 
-        from .ppo import build_model, restore_model_state
+        from .sb3.model import build_model, restore_model_state
         from .single_agent import SingleAgentEnv
     except ImportError as missing:
         raise InvalidConfigError(
@@ -210,12 +210,13 @@ def save_checkpoint(
 ) -> Path:
     """Write a checkpoint folder at ``path`` atomically and return ``path``.
 
-    ``model``: a MaskablePPO ``MlpPolicy`` model with constant schedules. ``env_spec``: the
+    ``model``: a ``training.learner.Learner`` (the vector backend's ``VectorPPO``) or a
+    MaskablePPO ``MlpPolicy`` model with constant schedules. ``env_spec``: the
     env the model was trained in (``EnvSpec``; a bare env name means the default config).
     ``scaler``: the bridge's ``ObservationScaler``. ``rng_state``: see ``capture_rng_state``.
     ``opponents``: the opponent pool as agent specs / checkpoint paths.
     """
-    from .ppo import model_settings, model_state
+    from .sb3.model import as_learner
 
     path = Path(path)
     spec = _env_spec(env_spec)
@@ -230,16 +231,15 @@ def save_checkpoint(
         json.dumps(spec.config)
     except TypeError as error:
         raise InvalidConfigError(f"env config {spec.config!r} is not JSON: {error}") from error
-    settings = model_settings(model)
-    network, moments, groups = model_state(model)
-    magnet = model.magnet.state() if getattr(model, "magnet", None) is not None else None
+    learner = as_learner(model).learner_state()
+    network, moments, magnet = learner.network, learner.moments, learner.magnet
     names = [*FILES, MAGNET] if magnet is not None else list(FILES)
     tmp = _fresh_tmp(path)
     try:
         np.savez(tmp / POLICY, **network)  # type: ignore[arg-type]
         np.savez(tmp / OPTIMIZER, **moments)  # type: ignore[arg-type]
         if magnet is not None:
-            np.savez(tmp / MAGNET, **magnet)
+            np.savez(tmp / MAGNET, **magnet)  # type: ignore[arg-type]
         np.savez(tmp / SCALER, offset=scaler.offset, scale=scaler.scale)
         (tmp / RNG).write_text(json.dumps(_json_rng(rng_state)))
         meta = {
@@ -248,11 +248,11 @@ def save_checkpoint(
             "package_version": installed_version(),
             "algorithm": "MaskablePPO",
             "step": int(step),
-            "n_updates": int(getattr(model, "_n_updates", 0)),
+            "n_updates": learner.n_updates,
             "observation_shape": list(box.shape),
             "actions": actions,
-            "settings": settings,
-            "optimizer_param_groups": groups,
+            "settings": learner.settings,
+            "optimizer_param_groups": learner.groups,
             "opponents": _opponent_entries(opponents, path),
             "files": {name: _sha256(tmp / name) for name in names},
         }

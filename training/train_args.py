@@ -90,7 +90,7 @@ _NEVER = 10**12
 SB3: dict[str, Any] = {"backends": ("sb3",)}
 RLLIB: dict[str, Any] = {"backends": ("rllib",)}
 VECTOR: dict[str, Any] = {"backends": ("vector",)}
-#: The PPO settings both PPO backends (SB3's MaskablePPO and ``training.vector_ppo``) use.
+#: The PPO settings both PPO backends (SB3's MaskablePPO and ``training.vector.ppo``) use.
 PPO: dict[str, Any] = {"backends": ("sb3", "vector")}
 #: torch devices: ``auto`` (CUDA when available), ``cpu``, ``cuda``, ``cuda:N``, ``mps``.
 DEVICE = Pattern(r"auto|cpu|mps|cuda(:[0-9]{1,3})?", "auto, cpu, mps, cuda or cuda:N")
@@ -123,7 +123,7 @@ class TrainArgs:
     """Continue from ``out/latest`` (or a newer ``checkpoints/step_N``): same step counter,
     RNG states and opponent pool."""
     backend: str = field(default="sb3", metadata=meta(choices=BACKENDS))
-    """``sb3`` (MaskablePPO, the ``train`` extra), ``vector`` (``training.vector_ppo``: masked
+    """``sb3`` (MaskablePPO, the ``train`` extra), ``vector`` (``training.vector.ppo``: masked
     PPO on the vector engine, thousands of games per step, the ``train`` extra) or
     ``rllib`` (RLlib PPO self-play on Ray, the ``rllib`` extra; ``cardarena.training.rllib``).
     Flags marked for other backends are ignored, with a warning."""

@@ -239,8 +239,8 @@ def test_the_learners_gumbel_draws_follow_its_reported_probabilities():
     """``VectorPPO``'s rollout draw (Gumbel-max over ``masked_log_probs``) follows the
     probabilities it reports, and the log-probability it records is the drawn action's."""
     torch = pytest.importorskip("torch")
-    from cardarena.training.vector_env import LearnerBatch
-    from cardarena.training.vector_ppo import PPOConfig, VectorPPO, WarmStart
+    from cardarena.training.vector.batch import LearnerBatch
+    from cardarena.training.vector.ppo import PPOConfig, VectorPPO, WarmStart
 
     env_name, n = "promise_war_v0", 10_000
     shipped = load_policy(shipped_policy_path(EnvSpec(env_name)))

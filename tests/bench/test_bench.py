@@ -51,8 +51,8 @@ def test_bench_learn_prints_both_backends_side_by_side():
     pytest.importorskip("sb3_contrib")
     from cardarena.envs import make
     from cardarena.training.train_args import TrainArgs
-    from cardarena.training.train_vector import ppo_config
-    from cardarena.training.vector_ppo import flops_per_step
+    from cardarena.training.vector.ppo import flops_per_step
+    from cardarena.training.vector.run import ppo_config
 
     command = ["bench", "--learn", "--seconds", "0.01", "--rounds", "1", "--env", "promise_war_v0"]
     done = subprocess.run(
@@ -89,7 +89,7 @@ def test_flops_per_step_is_what_the_network_computes():
     torch = pytest.importorskip("torch")
     from torch.utils.flop_counter import FlopCounterMode
 
-    from cardarena.training.vector_ppo import ActorCritic, PPOConfig, flops_per_step
+    from cardarena.training.vector.ppo import ActorCritic, PPOConfig, flops_per_step
 
     # 3 inputs, one hidden layer of 4, 2 actions: forward 2 * (3*4 + 4*2) (policy) plus
     # 2 * (3*4 + 4*1) (value) = 72; backward: the first layers' weight gradients (24 + 24),

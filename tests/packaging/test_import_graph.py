@@ -30,11 +30,11 @@ EXPECTED_CYCLES = {
             "cardarena.training.exploit",
             "cardarena.training.exploit.run",
             "cardarena.training.exploiters",
-            "cardarena.training.train_vector",
+            "cardarena.training.vector.run",
         }
-    ): "a real recursion: train_vector runs exploiter rounds, which run the exploit job, which "
-    "trains its best response with train_vector; breaking it means handing the trainer in "
-    "through exploit's public API",
+    ): "a real recursion: the vector run runs exploiter rounds, which run the exploit job, "
+    "which trains its best response with the vector run; breaking it means handing the "
+    "trainer in through exploit's public API",
 }
 
 
@@ -234,7 +234,7 @@ def test_the_walk_sees_every_room_and_resolves_relative_and_lazy_imports():
     assert "cardarena.evaluation.tournament" in graph["cardarena.cli.evaluate"]
     # ``from . import module`` and ``from ..module import name``
     assert "cardarena.bench.learning" in graph["cardarena.bench"]
-    assert "cardarena.training.train_vector" in graph["cardarena.training.exploit.run"]
+    assert "cardarena.training.vector.run" in graph["cardarena.training.exploit.run"]
     assert "cardarena.evaluation.tournament_results" in graph
 
 

@@ -263,3 +263,27 @@ def test_recovery_never_restores_a_partial_copy_and_cleans_stale_ones(saved, tra
     assert not ckpt.is_complete(partial) and ckpt.is_complete(complete)
     assert load_checkpoint(saved).step == 64  # the complete copy came back
     assert sorted(p.name for p in saved.parent.iterdir()) == ["ckpt"]  # stale copies gone
+
+
+def test_an_sb3_model_is_saved_through_the_learner_interface(trained):
+    """The checkpoint code reads an SB3 model only through ``SB3Learner``: the settings, the
+    arrays and the update counter it reports are the model's own."""
+    from cardarena.training.learner import Learner
+    from cardarena.training.sb3.model import SB3Learner, as_learner, model_settings
+
+    _, model = trained
+    learner = as_learner(model)
+    assert isinstance(learner, SB3Learner) and isinstance(learner, Learner)
+    state = learner.learner_state()
+    assert state.settings == model_settings(model) and state.magnet is None
+    assert state.n_updates == model._n_updates and learner.num_timesteps == model.num_timesteps
+    for name, tensor in model.policy.state_dict().items():
+        np.testing.assert_array_equal(state.network[name], tensor.numpy())
+    assert state.groups[0]["lr"] == model.policy.optimizer.param_groups[0]["lr"]
+
+
+def test_saving_something_that_is_not_a_learner_names_it(tmp_path, trained):
+    bridge, _ = trained
+    with pytest.raises(InvalidConfigError, match="not dict"):
+        save_checkpoint(tmp_path / "ckpt", {}, EnvSpec("promise_war_v0"), bridge.scaler, step=1)
+    assert not (tmp_path / "ckpt").exists()

@@ -26,7 +26,9 @@ from cardarena.envs.core import kernels
 from cardarena.envs.vector import front
 from cardarena.evaluation import evaluate_vector
 from cardarena.evaluation.records import derive_seed
-from cardarena.training import exploit, train_vector, vector_env
+from cardarena.training import exploit
+from cardarena.training.vector import batch as vector_env
+from cardarena.training.vector import run as train_vector
 
 LADDER = Path(__file__).resolve().parents[2] / "docs" / "ladder"
 TINY = {"num_envs": 16, "rollout_steps": 32, "minibatch_size": 128, "eval_games": 20,

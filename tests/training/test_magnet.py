@@ -20,7 +20,7 @@ from cardarena.envs.core import InvalidConfigError  # noqa: E402
 from cardarena.training.checkpoint import load_checkpoint  # noqa: E402
 from cardarena.training.train import train  # noqa: E402
 from cardarena.training.train_args import TrainArgs  # noqa: E402
-from cardarena.training.vector_ppo import (  # noqa: E402
+from cardarena.training.vector.ppo import (  # noqa: E402
     ActorCritic,
     Magnet,
     PPOConfig,

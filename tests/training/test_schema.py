@@ -124,8 +124,9 @@ def test_every_field_names_its_backends_and_the_other_one_is_warned_about():
 
 def test_sb3_warns_about_rllib_only_flags(tmp_path, monkeypatch):
     from cardarena.training import train as train_module
+    from cardarena.training.sb3 import run as sb3_run
 
-    monkeypatch.setattr(train_module, "RunLock", _Refuse)
+    monkeypatch.setattr(sb3_run, "RunLock", _Refuse)
     ignored = r"--backend sb3 ignores --rllib-lr \(other backends only\)"
     with pytest.warns(UserWarning, match=ignored), pytest.raises(_Stop):
         train_module.train(TrainArgs(rllib_lr=0.1, out=tmp_path))
@@ -135,7 +136,7 @@ def test_sb3_warns_about_rllib_only_flags(tmp_path, monkeypatch):
 def test_no_default_is_warned_about_by_the_run_it_starts(backend, capsys):
     """A default the same command then warns about is a wrong default: the notes and the
     ignored-flag warnings of ``cardarena train`` stay silent for flags left alone."""
-    from cardarena.training.train_vector import _warn_emulated_bfloat16, warn_short_checkpoints
+    from cardarena.training.vector.run import _warn_emulated_bfloat16, warn_short_checkpoints
 
     args = TrainArgs(env="ironman_war_v0", backend=backend)
     resolved = args.resolved()
@@ -150,7 +151,7 @@ def test_checkpoint_every_defaults_per_backend_and_a_short_one_set_by_hand_is_po
     capsys,
 ):
     from cardarena.training.train_args import CHECKPOINT_EVERY, MIN_CHECKPOINT_ROLLOUTS
-    from cardarena.training.train_vector import warn_short_checkpoints
+    from cardarena.training.vector.run import warn_short_checkpoints
 
     assert TrainArgs(backend="sb3").resolved().checkpoint_every == CHECKPOINT_EVERY == 20_000
     assert TrainArgs(backend="rllib").resolved().checkpoint_every is None  # not an rllib flag
@@ -206,7 +207,7 @@ def test_ppo_flags_reach_the_checkpointed_model(tmp_path):
 
 def test_checkpoint_settings_and_the_reader_name_the_same_keys():
     from cardarena.agents.checkpoint_reader import SETTING_NAMES
-    from cardarena.training.ppo import SETTINGS
+    from cardarena.training.sb3.model import SETTINGS
 
     assert tuple(SETTINGS) == SETTING_NAMES
 

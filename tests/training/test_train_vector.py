@@ -25,7 +25,7 @@ from cardarena.envs.core import InvalidConfigError  # noqa: E402
 from cardarena.training.checkpoint import load_checkpoint  # noqa: E402
 from cardarena.training.train import train  # noqa: E402
 from cardarena.training.train_args import TrainArgs  # noqa: E402
-from cardarena.training.vector_ppo import (  # noqa: E402
+from cardarena.training.vector.ppo import (  # noqa: E402
     ActorCritic,
     PPOConfig,
     Rollout,
@@ -224,7 +224,7 @@ def test_resume_refuses_another_geometry_and_a_run_of_another_backend(tmp_path):
 @pytest.mark.parametrize("native", ["bfloat16", "float32"])
 def test_bfloat16_on_a_cpu_that_only_emulates_it_is_pointed_out(tmp_path, capsys, monkeypatch,
                                                                 native):  # fmt: skip
-    from cardarena.training import vector_ppo
+    from cardarena.training.vector import ppo as vector_ppo
 
     monkeypatch.setattr(vector_ppo, "default_precision", lambda: native)
     _train(tmp_path / "run", steps=ROLLOUT, precision="bfloat16")

@@ -17,9 +17,9 @@ torch = pytest.importorskip("torch")
 from ppo_rollout import fill_rollout  # noqa: E402
 from torch import nn  # noqa: E402
 
-from cardarena.training import vector_ppo  # noqa: E402
 from cardarena.training.train_args import FALLBACK, VECTOR_DEFAULTS, TrainArgs  # noqa: E402
-from cardarena.training.vector_ppo import ActorCritic, PPOConfig, VectorPPO  # noqa: E402
+from cardarena.training.vector import ppo as vector_ppo  # noqa: E402
+from cardarena.training.vector.ppo import ActorCritic, PPOConfig, VectorPPO  # noqa: E402
 
 
 def test_ppo_config_defaults_are_the_documented_ones():
@@ -131,13 +131,22 @@ def test_a_warm_start_cannot_be_changed_once_made():
         start.source = "another"  # type: ignore[misc]
 
 
-def test_a_vector_checkpoint_records_that_advantages_are_normalised():
-    """``update`` always normalises advantages per minibatch, and the settings a checkpoint
-    keeps must say so (kills ``normalize_advantage = True`` -> ``False``)."""
-    from cardarena.training.ppo import model_settings
-
-    settings = model_settings(_filled_model(n_epochs=1))
-    assert settings["normalize_advantage"] is True and settings["target_kl"] is None
+def test_a_vector_checkpoint_keeps_every_setting_under_sb3s_names():
+    """``update`` always normalises advantages per minibatch and never stops early on the KL,
+    and the settings a checkpoint keeps must say so, each value the config's own (every value
+    distinct here, so two fields swapped fail too)."""
+    config = PPOConfig(
+        num_envs=4, rollout_steps=4, minibatch_size=16, n_epochs=3, learning_rate=7e-4,
+        gamma=0.91, gae_lambda=0.83, clip_range=0.17, ent_coef=0.013, vf_coef=0.61,
+        max_grad_norm=0.37, net_arch=(8, 5),
+    )  # fmt: skip
+    batch = SimpleNamespace(num_actions=4, scaler=SimpleNamespace(offset=np.zeros(6, np.float32)))
+    assert VectorPPO(batch, config, seed=1).learner_state().settings == {
+        "n_steps": 4, "batch_size": 16, "n_epochs": 3, "learning_rate": 7e-4, "gamma": 0.91,
+        "gae_lambda": 0.83, "clip_range": 0.17, "ent_coef": 0.013, "vf_coef": 0.61,
+        "max_grad_norm": 0.37, "normalize_advantage": True, "target_kl": None,
+        "net_arch": [8, 5],
+    }  # fmt: skip
 
 
 def test_two_advantages_are_normalised_and_near_equal_ones_stay_bounded():
@@ -260,3 +269,14 @@ def test_a_warm_start_is_refused_when_the_observation_size_alone_differs():
     assert problem is not None and "7 observation values and 4 actions" in problem
     problem = vector_ppo.warm_start_problem(_warm_policy(actions=5), (8,), scaler, 4)
     assert problem is not None and "5 actions" in problem
+
+
+def test_the_vector_learner_is_a_learner_and_impersonates_nothing():
+    """The checkpoint code saves it through ``learner_state()``; it does not pose as an SB3
+    model by answering for attributes it does not have."""
+    from cardarena.training.learner import Learner
+
+    model = _filled_model(n_epochs=1)
+    assert isinstance(model, Learner) and "__getattr__" not in vars(VectorPPO)
+    for name in ("n_epochs", "policy_kwargs", "policy", "n_steps"):
+        assert not hasattr(model, name), name

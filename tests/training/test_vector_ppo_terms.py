@@ -20,8 +20,8 @@ torch = pytest.importorskip("torch")
 from ppo_rollout import fill_rollout  # noqa: E402
 from torch import nn  # noqa: E402
 
-from cardarena.training.vector_env import LearnerBatch  # noqa: E402
-from cardarena.training.vector_ppo import (  # noqa: E402
+from cardarena.training.vector.batch import LearnerBatch  # noqa: E402
+from cardarena.training.vector.ppo import (  # noqa: E402
     PPOConfig,
     Rollout,
     VectorPPO,

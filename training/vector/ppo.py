@@ -3,7 +3,7 @@
 ``cardarena train ENV --backend vector`` runs this. The SB3 backend steps 8 envs and updates on
 minibatches of 256, so most of its time is Python per step; here one rollout is
 ``num_envs x rollout_steps`` decisions (32,768 by default) collected from one ``LearnerBatch``
-(``training.vector_env``: the learner in every game, opponents played inside it), kept in arrays
+(``training.vector.batch``: the learner in every game, opponents played inside it), kept in arrays
 allocated once, and the update runs on minibatches of thousands of rows, where the matrix
 products dominate. The parts, in the order they run:
 
@@ -60,7 +60,8 @@ from torch import nn
 from cardarena.agents.numpy_policy import NumpyPolicy
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
 
-from .train_args import MAGNETS
+from ..learner import LearnerState, load_torch_state, torch_state
+from ..train_args import MAGNETS
 
 #: The ``precision`` choices.
 PRECISIONS = ("bfloat16", "float32")
@@ -390,31 +391,12 @@ class Magnet:
         )
 
 
-class _Policy:
-    """What ``training.ppo.model_state`` reads of a model: ``state_dict()`` and ``optimizer``."""
-
-    def __init__(self, network: ActorCritic, optimizer: torch.optim.Optimizer) -> None:
-        self.network = network
-        self.optimizer = optimizer
-
-    def state_dict(self) -> dict[str, torch.Tensor]:
-        return self.network.state_dict()
-
-    def load_state_dict(self, state: dict[str, torch.Tensor]) -> None:
-        self.network.load_state_dict(state)
-
-
 class VectorPPO:
     """The learner: ``learn_rollout()`` collects one rollout from ``batch`` and updates on it.
 
-    It carries the attributes ``training.ppo.model_settings`` / ``model_state`` read
-    (``n_steps`` is ``rollout_steps``, ``batch_size`` is ``minibatch_size``), so
-    ``save_checkpoint`` writes it in the project's checkpoint format."""
-
-    algorithm = "cardarena-vector-PPO"
-    normalize_advantage = True
-    target_kl = None
-    clip_range_vf = None
+    A ``training.learner.Learner``: ``learner_state()`` is what a checkpoint keeps of it, in
+    the settings and names of an SB3 MaskablePPO checkpoint (``n_steps`` is
+    ``rollout_steps``, ``batch_size`` is ``minibatch_size``), so every reader plays it."""
 
     def __init__(self, batch: Any, config: PPOConfig, seed: int) -> None:
         self.batch = batch
@@ -422,37 +404,67 @@ class VectorPPO:
         torch.manual_seed(seed)
         size, actions = batch.scaler.offset.size, batch.num_actions
         self.network = ActorCritic(size, actions, tuple(config.net_arch), config.precision)
-        optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate, eps=1e-5)
-        self.policy = _Policy(self.network, optimizer)
+        self.optimizer = torch.optim.Adam(
+            self.network.parameters(), lr=config.learning_rate, eps=1e-5
+        )
         #: The KL term's reference policy (None when ``kl_coef`` is 0: no term, no cost).
         self.magnet = Magnet(self.network, config) if config.kl_coef > 0 else None
         self.generator = torch.Generator().manual_seed(seed)
         dtype = torch.bfloat16 if config.precision == "bfloat16" else torch.float32
         self.rollout = Rollout.allocate(config.rollout_steps, config.num_envs, size, actions, dtype)
         self.num_timesteps = 0
-        self._n_updates = 0
+        self.n_updates = 0
         #: Finished games of the last rollout: returns and lengths (for progress output).
         self.finished_returns: list[float] = []
         self.finished_lengths: list[int] = []
 
-    # --- the attributes model_settings reads ------------------------------------------------
-    @property
-    def n_steps(self) -> int:
-        return self.config.rollout_steps
+    # --- what a checkpoint keeps ----------------------------------------------------------
+    def settings(self) -> dict[str, Any]:
+        """The constructor settings under ``training.sb3.model.SETTINGS`` names: advantages are
+        always normalised per minibatch, and there is no early stop on the KL."""
+        config = self.config
+        return {
+            "n_steps": int(config.rollout_steps),
+            "batch_size": int(config.minibatch_size),
+            "n_epochs": int(config.n_epochs),
+            "learning_rate": float(config.learning_rate),
+            "gamma": float(config.gamma),
+            "gae_lambda": float(config.gae_lambda),
+            "clip_range": float(config.clip_range),
+            "ent_coef": float(config.ent_coef),
+            "vf_coef": float(config.vf_coef),
+            "max_grad_norm": float(config.max_grad_norm),
+            "normalize_advantage": True,
+            "target_kl": None,
+            "net_arch": list(config.net_arch),
+        }
 
-    @property
-    def batch_size(self) -> int:
-        return self.config.minibatch_size
+    def learner_state(self) -> LearnerState:
+        network, moments, groups = torch_state(self.network, self.optimizer)
+        return LearnerState(
+            settings=self.settings(),
+            network=network,
+            moments=moments,
+            groups=groups,
+            n_updates=self.n_updates,
+            magnet=self.magnet.state() if self.magnet is not None else None,
+        )
 
-    def __getattr__(self, name: str) -> Any:
-        if name in (
-            "n_epochs", "learning_rate", "gamma", "gae_lambda", "clip_range",
-            "ent_coef", "vf_coef", "max_grad_norm",
-        ):  # fmt: skip
-            return getattr(self.config, name)
-        if name == "policy_kwargs":
-            return {"net_arch": list(self.config.net_arch)}
-        raise AttributeError(name)
+    def restore(self, checkpoint: Any) -> None:
+        """Continue from a ``Checkpoint`` (the reader checked its arrays): network, Adam's
+        state, counters and the magnet (one the checkpoint lacks starts from the network)."""
+        load_torch_state(
+            self.network,
+            self.optimizer,
+            checkpoint.network,
+            checkpoint.moments or None,
+            checkpoint.param_groups or None,
+        )
+        self.num_timesteps, self.n_updates = checkpoint.step, checkpoint.n_updates
+        if self.magnet is not None and checkpoint.magnet is not None:
+            self.magnet.load(checkpoint.magnet)
+        elif self.magnet is not None:  # a run that had no magnet to keep: it starts here
+            self.magnet.follow()
 
     # --- 3. the rollout -------------------------------------------------------------------
     @torch.no_grad()
@@ -509,7 +521,7 @@ class VectorPPO:
         old_log_probs = torch.from_numpy(rollout.log_probs.reshape(n))
         advantages = torch.from_numpy(rollout.advantages.reshape(n))
         returns = torch.from_numpy(rollout.returns.reshape(n))
-        optimizer = self.policy.optimizer
+        optimizer = self.optimizer
         parameters = list(self.network.parameters())
         totals = dict.fromkeys(("policy_loss", "value_loss", "entropy", "clip_fraction", "kl"), 0.0)
         updates = 0
@@ -545,7 +557,7 @@ class VectorPPO:
                 totals["clip_fraction"] += float(losses.clip_fraction)
                 totals["kl"] += float(losses.kl.detach())
                 updates += 1
-        self._n_updates += config.n_epochs
+        self.n_updates += config.n_epochs
         return {key: value / max(updates, 1) for key, value in totals.items()}
 
     def learn_rollout(self) -> dict[str, float]:

@@ -1,22 +1,22 @@
-"""``cardarena train ENV --backend vector``: the run around ``training.vector_ppo``.
+"""``cardarena train ENV --backend vector``: ``training.vector.ppo`` on the shared run loop.
 
-The same run folder as the SB3 backend (``training.train``): ``checkpoints/step_<N>``,
-``latest``, ``snapshots/step_<N>``, ``eval.jsonl``, ``league.json``, ``args.json``, plus
-``logs/run_<start>/progress.csv`` (one row per rollout: losses, entropy, mean return and length
-of the games that ended) and ``league/step_<N>.json`` (the league's loss rates as they were at
-checkpoint ``N``). Checkpoints are the project's safe format (``training.checkpoint``), so
-``export``, ``curves``, agent specs and ``eval`` take them as they are.
+``training.run`` keeps the folder, the league, the schedule, the checkpoints and the
+evaluations, as for SB3; this backend adds ``logs/run_<start>/progress.csv`` (one row per
+rollout: losses, entropy, mean return and length of the games that ended), the exploiter
+rounds of ``--exploiter-every`` and the generator states of the vector engine. Checkpoints are
+the project's safe format (``training.checkpoint``), so ``export``, ``curves``, agent specs
+and ``eval`` take them as they are.
 
-Exact resume. After each PPO update, in this order: a snapshot joins the league, the learner
-is evaluated (fresh games on their own seeds, never the training streams), and a checkpoint is
-written. A checkpoint holds the network, Adam's state, the step and update counters and every
-generator (the torch generator that samples actions and minibatches, the learner-seat and
-opponent generators, each game slot's deal stream); right after writing it, every game is dealt
-anew from those generators. A run killed at any moment (SIGKILL included) and resumed from its
-last checkpoint therefore continues exactly as the uninterrupted run did from that point: no
-step the counter claims is missing from the network, and no later step differs. The games in
-flight at a checkpoint end there, their last steps bootstrapped from the value estimate, as
-any rollout's unfinished games are.
+Exact resume. After each PPO update, in this order: a snapshot joins the league, an exploiter
+round runs when due, the learner is evaluated (fresh games on their own seeds, never the
+training streams), and a checkpoint is written. A checkpoint holds the network, Adam's state,
+the step and update counters and every generator (the torch generator that samples actions and
+minibatches, the learner-seat and opponent generators, each game slot's deal stream); right
+after writing it, every game is dealt anew from those generators. A run killed at any moment
+(SIGKILL included) and resumed from its last checkpoint therefore continues exactly as the
+uninterrupted run did from that point: no step the counter claims is missing from the network,
+and no later step differs. The games in flight at a checkpoint end there, their last steps
+bootstrapped from the value estimate, as any rollout's unfinished games are.
 """
 
 from __future__ import annotations
@@ -35,27 +35,16 @@ import numpy as np
 from cardarena.agents import EnvSpec
 from cardarena.agents.vector import VectorPolicy
 from cardarena.envs.core import InvalidConfigError
-from cardarena.evaluation.evaluate import available_baselines, evaluation_row, print_final
 from cardarena.evaluation.evaluate_vector import evaluate_on_vector
 
-from .checkpoint import is_checkpoint, load_checkpoint, save_checkpoint
-from .jsonl import append_jsonl
-from .league import LeaguePool, measure_league, restore_loss_rates, save_loss_rates
-from .resume import (
-    check_same_league,
-    check_same_settings,
-    read_step,
-    resume_latest,
-    resume_point,
-)
-from .run_lock import RunLock
-from .train_args import MIN_CHECKPOINT_ROLLOUTS, TrainArgs
+from ..checkpoint import save_checkpoint
+from ..run import LEAGUE_HISTORY, Run, missing_train_extra
+from ..run_lock import RunLock
+from ..train_args import MIN_CHECKPOINT_ROLLOUTS, TrainArgs
 
 if TYPE_CHECKING:
-    from .vector_ppo import WarmStart
+    from .ppo import WarmStart
 
-#: ``league/step_<N>.json``: the loss rates a resume from checkpoint ``N`` starts with.
-LEAGUE_HISTORY = "league"
 #: Columns of ``progress.csv``.
 PROGRESS_COLUMNS = (
     "step", "seconds", "cpu_seconds", "steps_per_second", "games_ended", "mean_return",
@@ -69,7 +58,7 @@ def _env_config(args: TrainArgs) -> dict[str, Any]:
 
 def ppo_config(args: TrainArgs) -> Any:
     """The ``PPOConfig`` of resolved ``args``."""
-    from .vector_ppo import PPOConfig, default_precision
+    from .ppo import PPOConfig, default_precision
 
     hyper = args.hyper
     precision = default_precision() if args.precision == "auto" else args.precision
@@ -103,18 +92,19 @@ def train_vector(
     try:
         import torch
     except ImportError as missing:
-        from .ppo import missing_train_extra
-
         raise missing_train_extra(missing) from missing
     out: Path = args.out  # type: ignore[assignment]
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(args.torch_threads)
     with RunLock(out):
-        return _Run(args, out, warm_start, evaluate_against, config).train()
+        return VectorRun(args, out, warm_start, evaluate_against, config).train()
 
 
-class _Run:
-    """One training run: the learner, its league, its folder."""
+class VectorRun(Run):
+    """One run on the vector engine: a ``LearnerBatch`` and a ``VectorPPO`` learning from it."""
+
+    backend = "vector"
+    trains_exploiters = True
 
     def __init__(
         self,
@@ -124,39 +114,16 @@ class _Run:
         evaluate_against: Sequence[str] = (),
         config: Mapping[str, Any] | None = None,
     ) -> None:
-        from .vector_env import LearnerBatch
-        from .vector_ppo import VectorPPO
+        from .batch import LearnerBatch
+        from .ppo import VectorPPO
 
-        self.args, self.out = args, out
-        self.spec = EnvSpec(args.env, {**(config or {}), **_env_config(args)})
-        if args.resume:
-            check_same_league(out, args)
-        latest = resume_latest(out) if args.resume else resume_point(out)
-        self.checkpoint = load_checkpoint(latest, self.spec) if args.resume else None
-        if not args.resume and read_step(latest) is not None:
-            raise InvalidConfigError(f"{out} already holds a run; pass --resume or another --out")
-        if self.checkpoint is not None:
-            check_same_settings(out, args, GEOMETRY, "rollout flags")
-            check_same_settings(out, args, MAGNET_FLAGS, "magnet flags")
-            check_same_settings(out, args, EXPLOITER_FLAGS, "exploiter flags")
-        self.baselines = available_baselines(self.spec)
-        extra = [spec for spec in evaluate_against if spec not in self.baselines]
-        self.evaluated = [*self.baselines, *dict.fromkeys(extra)]
-        opponents = args.opponent or (self.baselines if args.selfplay else ["random"])
-        self.opponents = list(opponents)
-        self.pool: LeaguePool | None = None
-        if args.selfplay:
-            snapshots = [] if self.checkpoint is None else self.checkpoint.opponents
-            self.pool = LeaguePool(
-                self.opponents,
-                [s for s in snapshots if s not in self.opponents],
-                args.league_mode,
-                max_snapshots=args.max_snapshots,
-                baseline_share=args.baseline_share,
-            )
-            if self.checkpoint is not None:
-                step = self.checkpoint.step
-                restore_loss_rates(out, self.pool, step, _league_at(step))
+        spec = EnvSpec(args.env, {**(config or {}), **_env_config(args)})
+        checks = [
+            (GEOMETRY, "rollout flags"),
+            (MAGNET_FLAGS, "magnet flags"),
+            (EXPLOITER_FLAGS, "exploiter flags"),
+        ]
+        super().__init__(args, out, spec, checks, evaluate_against)
         self.batch = LearnerBatch(
             args.env,
             args.num_envs,
@@ -166,7 +133,7 @@ class _Run:
             dict(self.spec.config),
         )
         self.scaler = self.batch.scaler
-        self.model = VectorPPO(self.batch, ppo_config(args), args.seed)
+        self.model = self.learner = VectorPPO(self.batch, ppo_config(args), args.seed)
         if self.checkpoint is None:
             saved = {**asdict(args), "precision_used": self.model.config.precision}
             if config:
@@ -178,18 +145,9 @@ class _Run:
         else:
             self._restore(self.checkpoint)
         self.start_step = self.model.num_timesteps
-        self.next = {
-            name: (self.start_step // every + 1) * every if every else None
-            for name, every in (
-                ("snapshot", args.snapshot_every if self.pool is not None else 0),
-                ("exploiter", args.exploiter_every if self.pool is not None else 0),
-                ("eval", args.eval_every),
-                ("checkpoint", args.checkpoint_steps),
-            )
-        }
 
-    # --- checkpoints --------------------------------------------------------------------
-    def _rng_state(self) -> dict[str, Any]:
+    # --- generators -----------------------------------------------------------------------
+    def rng_state(self) -> dict[str, Any]:
         batch = self.batch
         return {
             "numpy": None,
@@ -204,17 +162,8 @@ class _Run:
     def _restore(self, checkpoint: Any) -> None:
         import torch
 
-        from .ppo import restore_model_state
-
         model, batch = self.model, self.batch
-        restore_model_state(
-            model, checkpoint.network, checkpoint.moments or None, checkpoint.param_groups or None
-        )
-        model.num_timesteps, model._n_updates = checkpoint.step, checkpoint.n_updates
-        if model.magnet is not None and checkpoint.magnet is not None:
-            model.magnet.load(checkpoint.magnet)
-        elif model.magnet is not None:  # a run that had no magnet to keep: it starts here
-            model.magnet.follow()
+        model.restore(checkpoint)
         state = checkpoint.rng_state or {}
         vector = state.get("vector")
         if not isinstance(vector, dict) or state.get("torch") is None:
@@ -238,28 +187,9 @@ class _Run:
                 f"checkpoint {str(checkpoint.path)!r}: corrupt generator state ({error})"
             ) from None
 
-    def save(self, step: int) -> Path:
-        if self.pool is not None:
-            save_loss_rates(self.out, self.pool, step, _league_at(step))
-        specs = self.pool.entries if self.pool is not None else self.opponents
-        rng = self._rng_state()
-        path = save_checkpoint(
-            self.out / "checkpoints" / f"step_{step}",
-            self.model, self.spec, self.scaler, step, rng, specs,
-        )  # fmt: skip
-        save_checkpoint(self.out / "latest", self.model, self.spec, self.scaler, step, rng, specs)
-        return path
-
-    def snapshot(self, step: int) -> None:
-        assert self.pool is not None
-        path = self.out / "snapshots" / f"step_{step}"
-        if not is_checkpoint(path):  # one left by a killed run stays as it was
-            save_checkpoint(path, self.model, self.spec, self.scaler, step)
-        self.pool.add_snapshot(path)
-
     def exploiter(self, step: int) -> None:
-        """An exploiter round (``training.exploiters``): one that wins joins the pool."""
-        from .exploiters import exploiter_round
+        """An exploiter round (``training.exploiters``): one that wins joins the league."""
+        from ..exploiters import exploiter_round
 
         assert self.pool is not None
         args = self.args
@@ -267,7 +197,7 @@ class _Run:
             self.out,
             step,
             self.spec,
-            lambda path: save_checkpoint(path, self.model, self.spec, self.scaler, step),
+            lambda path: save_checkpoint(path, self.learner, self.spec, self.scaler, step),
             steps=args.exploiter_steps or args.exploiter_every,
             games=args.exploiter_games,
             seed=(args.seed + step // args.exploiter_every) % 2**32,
@@ -276,55 +206,26 @@ class _Run:
         if row["joins"] and row["checkpoint"] not in self.pool.entries:
             self.pool.add_snapshot(row["checkpoint"])
 
-    # --- evaluation ---------------------------------------------------------------------
-    def learner(self) -> VectorPolicy:
+    # --- evaluation ----------------------------------------------------------------------
+    def evaluation_agent(self) -> VectorPolicy:
         """The current network's greedy policy, in numpy (as every opponent plays)."""
         meta = {"env": self.args.env, "source": f"{self.out} (training)"}
         return VectorPolicy(self.model.numpy_policy(self.scaler, meta))
 
-    def evaluate(self, step: int, games: int, final: bool = False) -> dict[str, Any]:
-        args = self.args
-        learner = self.learner()
-        seed = args.seed + 1_000_000 + step  # games never seen in training
+    def play(self, agent: Any, opponent: str, games: int, seed: int) -> Any:
+        return evaluate_on_vector(self.spec, agent, opponent, games, seed)
 
-        def play(opponent: str, games: int) -> Any:
-            return evaluate_on_vector(self.spec, learner, opponent, games, seed)
+    def after_checkpoint(self) -> None:
+        self.batch.reset()  # every game dealt anew from the saved generators
 
-        row = evaluation_row(args.env, step, final, self.evaluated, games, play)
-        if self.pool is not None and not final:
-            rates = measure_league(self.pool, row, play, args.league_eval_games)
-            row["league_loss_rates"] = rates
-            save_loss_rates(self.out, self.pool, step)
-        append_jsonl(self.out / "eval.jsonl", [row])
-        return row
-
-    # --- the loop -----------------------------------------------------------------------
-    def _due(self, name: str, step: int, every: int) -> bool:
-        due = self.next[name] is not None and step >= self.next[name]  # type: ignore[operator]
-        if due:
-            self.next[name] = (step // every + 1) * every
-        return due
-
-    def _after_update(self, step: int) -> None:
-        args = self.args
-        if self.pool is not None and self._due("snapshot", step, args.snapshot_every):
-            self.snapshot(step)
-        if self.pool is not None and self._due("exploiter", step, args.exploiter_every):
-            self.exploiter(step)
-        if self._due("eval", step, args.eval_every):
-            self.evaluate(step, args.eval_games)
-        if self._due("checkpoint", step, args.checkpoint_steps):
-            self.save(step)
-            self.batch.reset()  # every game dealt anew from the saved generators
-
-    def train(self) -> Path:
+    # --- the loop ------------------------------------------------------------------------
+    def learn(self) -> None:
+        """Rollout after rollout to ``args.steps``: one ``progress.csv`` row per update."""
         args, model = self.args, self.model
         _warn_emulated_bfloat16(args)
         logs = self.out / "logs" / f"run_{self.start_step}"
         logs.mkdir(parents=True, exist_ok=True)
         self.batch.reset()
-        started = time.perf_counter()
-        last_print = 0.0
         with open(logs / "progress.csv", "a", newline="") as handle:
             writer = csv.DictWriter(handle, PROGRESS_COLUMNS)
             if handle.tell() == 0:
@@ -332,7 +233,7 @@ class _Run:
             while model.num_timesteps < args.steps:
                 stats = model.learn_rollout()
                 step = model.num_timesteps
-                seconds = time.perf_counter() - started
+                seconds = time.perf_counter() - self.started
                 rate = (step - self.start_step) / max(seconds, 1e-9)
                 returns, lengths = model.finished_returns, model.finished_lengths
                 writer.writerow(
@@ -348,26 +249,9 @@ class _Run:
                     }
                 )
                 handle.flush()
-                self._after_update(step)
-                if args.progress and time.perf_counter() - last_print > 1.0:
-                    last_print = time.perf_counter()
-                    mean = f"{np.mean(returns):+.3f}" if returns else "n/a"
-                    print(
-                        f"\r{args.env}: step {step}/{args.steps} ({rate:.0f}/s), "
-                        f"mean return {mean}   ",
-                        end="",
-                        file=sys.stderr,
-                    )
-        if args.progress:
-            print(file=sys.stderr)
-        seconds = time.perf_counter() - started
-        step = model.num_timesteps
-        final = self.out / "checkpoints" / f"step_{step}"
-        if read_step(final) != step:  # never rewrite a saved step
-            final = self.save(step)
-        row = self.evaluate(step, args.final_eval_games, final=True)
-        print_final(args.env, row, step - self.start_step, seconds, final, "vector")
-        return final
+                self.after_update(step)
+                mean = f"{np.mean(returns):+.3f}" if returns else "n/a"
+                self.progress(step, f", mean return {mean}   ")
 
 
 #: Settings a vector resume must repeat: they shape the rollout and its generators.
@@ -376,6 +260,7 @@ GEOMETRY = ("num_envs", "rollout_steps", "minibatch_size", "seed", "num_players"
 EXPLOITER_SETTINGS = (
     "num_envs", "rollout_steps", "minibatch_size", "torch_threads", "precision", "n_epochs",
 )  # fmt: skip
+
 #: The magnet term's flags: a resume repeats them (the checkpoint holds the magnet itself).
 MAGNET_FLAGS = ("kl_coef", "magnet", "magnet_every", "magnet_rate")
 #: The exploiter rounds' flags: a resume repeats them (they decide what joins the pool).
@@ -402,7 +287,7 @@ def _warn_emulated_bfloat16(args: TrainArgs) -> None:
     """Say so when ``--precision bfloat16`` is asked for on a CPU that has no bfloat16 matrix
     units: torch then emulates it, several times slower than float32 (``auto`` would have
     picked float32)."""
-    from .vector_ppo import default_precision
+    from .ppo import default_precision
 
     if args.precision == "bfloat16" and default_precision() != "bfloat16":
         print(
@@ -410,11 +295,6 @@ def _warn_emulated_bfloat16(args: TrainArgs) -> None:
             "it, several times slower than float32 (--precision auto picks float32 here)",
             file=sys.stderr,
         )
-
-
-def _league_at(step: int) -> str:
-    """The loss rates a resume from checkpoint ``step`` restores, inside the run folder."""
-    return f"{LEAGUE_HISTORY}/step_{step}.json"
 
 
 __all__ = ["GEOMETRY", "LEAGUE_HISTORY", "PROGRESS_COLUMNS", "ppo_config", "train_vector"]

@@ -1,4 +1,4 @@
-"""MaskablePPO as plain data: built from JSON settings, its state saved and restored as arrays.
+"""SB3's MaskablePPO as plain data: built from JSON settings, its state moved as arrays.
 
 A checkpoint must never need unpickling, so it keeps no SB3 ``.zip``: the model is rebuilt by
 ``build_model`` from the settings ``model_settings`` writes as JSON, and its learned state
@@ -14,11 +14,14 @@ performed exactly one update per rollout its step counter claims.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cardarena.envs.core import InvalidConfigError, install_hint
+from cardarena.envs.core import InvalidConfigError
+from cardarena.envs.core.moved import deprecate
+
+from ..learner import Learner, LearnerState, load_torch_state, torch_state
 
 #: MaskablePPO constructor settings a checkpoint keeps, with SB3's defaults for the ones the
 #: per-game table leaves out.
@@ -122,18 +125,7 @@ def model_settings(model: Any) -> dict[str, Any]:
 
 def model_state(model: Any) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], list[Any]]:
     """``(network arrays, optimiser arrays, optimiser param_groups as JSON)``."""
-    network = {k: v.detach().cpu().numpy() for k, v in model.policy.state_dict().items()}
-    optimizer = model.policy.optimizer.state_dict()
-    moments = {
-        f"{index}.{key}": value.detach().cpu().numpy()
-        for index, per_parameter in optimizer["state"].items()
-        for key, value in per_parameter.items()
-    }
-    groups = [
-        {k: (list(v) if isinstance(v, tuple) else v) for k, v in group.items()}
-        for group in optimizer["param_groups"]
-    ]
-    return network, moments, groups
+    return torch_state(model.policy, model.policy.optimizer)
 
 
 def restore_model_state(
@@ -143,33 +135,54 @@ def restore_model_state(
     groups: list[Any] | None = None,
 ) -> None:
     """Put arrays from ``model_state`` (checked by the checkpoint reader) back into ``model``."""
-    import torch
-
-    model.policy.load_state_dict({k: torch.as_tensor(np.array(v)) for k, v in network.items()})
-    if moments is None or groups is None:
-        return
-    state: dict[int, dict[str, Any]] = {}
-    for name, value in moments.items():
-        index, _, key = name.partition(".")
-        state.setdefault(int(index), {})[key] = torch.as_tensor(np.array(value))
-    param_groups = [
-        {k: (tuple(v) if k == "betas" else v) for k, v in group.items()} for group in groups
-    ]
-    model.policy.optimizer.load_state_dict({"state": state, "param_groups": param_groups})
+    load_torch_state(model.policy, model.policy.optimizer, network, moments, groups)
 
 
-def missing_train_extra(missing: ImportError) -> SystemExit:
-    """The exit for a training run without the ``train`` extra, naming the missing module
-    (both backends: SB3's MaskablePPO here, torch for ``--backend vector``)."""
-    return SystemExit(
-        f"training needs the 'train' extra ({missing.name} is missing): {install_hint('train')}"
+class SB3Learner:
+    """An SB3 MaskablePPO model as a ``training.learner.Learner``: what a checkpoint keeps of
+    it (constant schedules only, an ``MlpPolicy`` with nothing but ``net_arch``)."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+
+    @property
+    def num_timesteps(self) -> int:
+        return int(self.model.num_timesteps)
+
+    def learner_state(self) -> LearnerState:
+        network, moments, groups = model_state(self.model)
+        return LearnerState(
+            settings=model_settings(self.model),
+            network=network,
+            moments=moments,
+            groups=groups,
+            n_updates=int(getattr(self.model, "_n_updates", 0)),
+        )
+
+
+def as_learner(model: Any) -> Learner:
+    """``model`` as a ``Learner``: a learner as it is, an SB3 model wrapped in ``SB3Learner``;
+    anything else is refused, naming what was given."""
+    if isinstance(model, Learner):
+        return model
+    if all(hasattr(model, name) for name in ("policy", "policy_kwargs", "n_steps")):
+        return SB3Learner(model)
+    raise InvalidConfigError(
+        f"a checkpoint saves a training.learner.Learner (the vector backend's VectorPPO) or "
+        f"an SB3 MaskablePPO model, not {type(model).__name__}"
     )
 
 
+if not TYPE_CHECKING:  # its old home (``cardarena.training.sb3.model``) re-exported it
+    __getattr__ = deprecate(
+        __name__, names={"missing_train_extra": "cardarena.training.run:missing_train_extra"}
+    )
+
 __all__ = [
     "SETTINGS",
+    "SB3Learner",
+    "as_learner",
     "build_model",
-    "missing_train_extra",
     "model_settings",
     "model_state",
     "restore_model_state",
