@@ -224,9 +224,9 @@ def test_resume_refuses_another_geometry_and_a_run_of_another_backend(tmp_path):
 @pytest.mark.parametrize("native", ["bfloat16", "float32"])
 def test_bfloat16_on_a_cpu_that_only_emulates_it_is_pointed_out(tmp_path, capsys, monkeypatch,
                                                                 native):  # fmt: skip
-    from cardarena.training.vector import ppo as vector_ppo
+    from cardarena.training.vector import config as vector_config
 
-    monkeypatch.setattr(vector_ppo, "default_precision", lambda: native)
+    monkeypatch.setattr(vector_config, "default_precision", lambda: native)
     _train(tmp_path / "run", steps=ROLLOUT, precision="bfloat16")
     note = "torch emulates it" in capsys.readouterr().err
     assert note == (native == "float32")

@@ -18,6 +18,7 @@ from ppo_rollout import fill_rollout  # noqa: E402
 from torch import nn  # noqa: E402
 
 from cardarena.training.train_args import FALLBACK, VECTOR_DEFAULTS, TrainArgs  # noqa: E402
+from cardarena.training.vector import config as vector_config  # noqa: E402
 from cardarena.training.vector import ppo as vector_ppo  # noqa: E402
 from cardarena.training.vector.ppo import ActorCritic, PPOConfig, VectorPPO  # noqa: E402
 
@@ -73,7 +74,7 @@ def test_the_default_precision_follows_the_cpus_bfloat16_units(monkeypatch, cpui
         opened.append(path)
         return io.StringIO(cpuinfo)
 
-    monkeypatch.setattr(vector_ppo, "open", fake_open, raising=False)
+    monkeypatch.setattr(vector_config, "open", fake_open, raising=False)
     assert vector_ppo.default_precision() == expected
     assert opened == ["/proc/cpuinfo"]
 
@@ -192,7 +193,7 @@ def test_the_default_precision_is_float32_where_cpuinfo_cannot_be_read(monkeypat
     def no_proc(path: str, *args: object, **kwargs: object) -> io.StringIO:
         raise FileNotFoundError(path)
 
-    monkeypatch.setattr(vector_ppo, "open", no_proc, raising=False)
+    monkeypatch.setattr(vector_config, "open", no_proc, raising=False)
     assert vector_ppo.default_precision() == "float32"
 
 

@@ -5,7 +5,9 @@ minibatches of 256, so most of its time is Python per step; here one rollout is
 ``num_envs x rollout_steps`` decisions (32,768 by default) collected from one ``LearnerBatch``
 (``training.vector.batch``: the learner in every game, opponents played inside it), kept in arrays
 allocated once, and the update runs on minibatches of thousands of rows, where the matrix
-products dominate. The parts, in the order they run:
+products dominate. The parts, in the order they run (1, 2 and the warm start live in
+``training.vector.network``, 6 in ``training.vector.magnet``, the settings in
+``training.vector.config``; this module re-exports them):
 
 1. **Network** (``ActorCritic``): the same two MLPs as SB3's ``MlpPolicy`` (tanh, separate
    policy and value branches, orthogonal initialisation with SB3's gains), under SB3's
@@ -48,8 +50,6 @@ action and minibatch order from one ``torch.Generator`` seeded with ``seed``, ev
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,139 +61,18 @@ from cardarena.agents.numpy_policy import NumpyPolicy
 from cardarena.envs.core import InvalidConfigError, ObservationScaler
 
 from ..learner import LearnerState, load_torch_state, torch_state
-from ..train_args import MAGNETS
-
-#: The ``precision`` choices.
-PRECISIONS = ("bfloat16", "float32")
-
-
-def default_precision() -> str:
-    """``bfloat16`` where the CPU multiplies bfloat16 matrices natively (AMX, AVX-512 BF16),
-    else ``float32`` (emulated bfloat16 would be slower than float32)."""
-    try:
-        with open("/proc/cpuinfo") as handle:
-            flags = handle.read(1 << 16)
-    except OSError:
-        return "float32"
-    return "bfloat16" if ("amx_bf16" in flags or "avx512_bf16" in flags) else "float32"
-
-
-@dataclass(frozen=True)
-class PPOConfig:
-    """The hyper-parameters (each is a ``cardarena train`` flag, documented there)."""
-
-    num_envs: int = 1024
-    rollout_steps: int = 32
-    minibatch_size: int = 8192
-    n_epochs: int = 5
-    learning_rate: float = 3e-4
-    gamma: float = 0.99
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    net_arch: tuple[int, ...] = (128, 128)
-    precision: str = "float32"
-    kl_coef: float = 0.0
-    magnet: str = "uniform"
-    magnet_every: int = 10
-    magnet_rate: float = 0.05
-
-    @property
-    def rollout_size(self) -> int:
-        return self.num_envs * self.rollout_steps
-
-
-# --- 1. the network ----------------------------------------------------------------------
-class _Branch(nn.Module):
-    """SB3's ``MlpExtractor``: a policy and a value MLP (``policy_net``, ``value_net``)."""
-
-    def __init__(self, inputs: int, net_arch: tuple[int, ...]) -> None:
-        super().__init__()
-        self.policy_net = _mlp(inputs, net_arch)
-        self.value_net = _mlp(inputs, net_arch)
-
-
-def _mlp(inputs: int, units: tuple[int, ...]) -> nn.Sequential:
-    layers: list[nn.Module] = []
-    for width in units:
-        layers += [nn.Linear(inputs, width), nn.Tanh()]
-        inputs = width
-    return nn.Sequential(*layers)
-
-
-class ActorCritic(nn.Module):
-    """Logits and value of scaled observations; SB3 ``MlpPolicy`` names and initialisation."""
-
-    def __init__(
-        self, observation_size: int, actions: int, net_arch: tuple[int, ...], precision: str
-    ) -> None:
-        super().__init__()
-        self.observation_size = observation_size
-        self.mlp_extractor = _Branch(observation_size, tuple(net_arch))
-        last = net_arch[-1] if net_arch else observation_size
-        self.action_net = nn.Linear(last, actions)
-        self.value_net = nn.Linear(last, 1)
-        self.use_bfloat16 = precision == "bfloat16"
-        for module, gain in (
-            (self.mlp_extractor, math.sqrt(2)),
-            (self.action_net, 0.01),
-            (self.value_net, 1.0),
-        ):
-            for layer in module.modules():
-                if isinstance(layer, nn.Linear):
-                    nn.init.orthogonal_(layer.weight, gain=gain)
-                    nn.init.zeros_(layer.bias)
-
-    def forward(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        if self.use_bfloat16:  # cast once for both branches (autocast would cast it per layer)
-            observations = observations.to(torch.bfloat16)
-        policy = self._hidden(self.mlp_extractor.policy_net, observations)
-        value = self._hidden(self.mlp_extractor.value_net, observations)
-        return self.action_net(policy), self.value_net(value).squeeze(-1)
-
-    def _hidden(self, layers: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
-        """The hidden layers: products in bfloat16 if asked, tanh always in float32 (torch's
-        bfloat16 tanh is several times slower than its float32 one)."""
-        for layer in layers:
-            if isinstance(layer, nn.Linear):
-                with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.use_bfloat16):
-                    x = layer(x)
-            else:
-                x = torch.tanh(x.float())
-        return x.float()
-
-
-# --- 2. the masked distribution ----------------------------------------------------------
-def masked_log_probs(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
-    """Log-probabilities with every illegal action at (effectively) minus infinity."""
-    lowest = torch.finfo(logits.dtype).min
-    return torch.log_softmax(logits.masked_fill(~masks, lowest), dim=-1)
-
-
-def masked_entropy(log_probs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
-    """Entropy over the legal actions. The illegal log-probs are set to 0 before ``exp``, so
-    their ``p log p`` is ``1 * 0``: an illegal one's true ``0 * -inf`` has no value, and
-    ``exp`` of huge negative numbers takes torch's slow path (7x slower at 444 actions)."""
-    legal = log_probs.masked_fill(~masks, 0.0)
-    return -(legal.exp() * legal).sum(-1)
-
-
-def masked_kl(
-    log_probs: torch.Tensor, reference_log_probs: torch.Tensor, masks: torch.Tensor
-) -> torch.Tensor:
-    """``KL(p || q)`` per row over the legal actions, ``sum p (log p - log q)``, from the
-    masked log-probs of ``p`` (the policy) and ``q`` (the magnet); illegal actions count 0."""
-    p_log = log_probs.masked_fill(~masks, 0.0)
-    q_log = reference_log_probs.masked_fill(~masks, 0.0)
-    return (p_log.exp() * (p_log - q_log)).sum(-1).masked_fill(~masks.any(-1), 0.0)
-
-
-def uniform_log_probs(masks: torch.Tensor) -> torch.Tensor:
-    """The uniform policy over each row's legal actions, as masked log-probs."""
-    legal = masks.sum(-1, keepdim=True).clamp(min=1).to(torch.float32)
-    return (-torch.log(legal)).expand(masks.shape).masked_fill(~masks, torch.finfo().min)
+from .config import PRECISIONS, PPOConfig, default_precision
+from .magnet import Magnet
+from .network import (
+    ActorCritic,
+    WarmStart,
+    flops_per_step,
+    masked_entropy,
+    masked_kl,
+    masked_log_probs,
+    uniform_log_probs,
+    warm_start_problem,
+)
 
 
 # --- the rollout buffer ------------------------------------------------------------------
@@ -328,67 +207,6 @@ def ppo_losses(
         kl = masked_kl(log_probs, magnet_log_probs, masks).mean()
         total = total + kl_coef * kl
     return PPOLosses(total, policy, value, entropy, clip_fraction, kl)
-
-
-# --- 6. the magnet -----------------------------------------------------------------------
-class Magnet:
-    """The reference policy of the KL term (``PPOConfig.magnet``): ``log_probs`` of a
-    minibatch, ``after_rollout`` moves it, ``state``/``load`` keep it in a checkpoint."""
-
-    def __init__(self, network: ActorCritic, config: PPOConfig) -> None:
-        if config.magnet not in MAGNETS:
-            raise InvalidConfigError(f"magnet must be one of {MAGNETS}, got {config.magnet!r}")
-        self.kind, self.every, self.rate = config.magnet, config.magnet_every, config.magnet_rate
-        self.network = network
-        #: A frozen float32 copy of the network for ``copy`` and ``average`` (None: uniform).
-        self.reference: ActorCritic | None = None
-        if self.kind != "uniform":
-            self.reference = ActorCritic(
-                network.observation_size,
-                network.action_net.out_features,
-                tuple(config.net_arch),
-                "float32",
-            )
-            self.reference.requires_grad_(False)
-            self.follow()
-
-    @torch.no_grad()
-    def follow(self) -> None:
-        """Make the reference the network as it is now (at the start, after a warm start)."""
-        if self.reference is not None:
-            self.reference.load_state_dict(self.network.state_dict())
-
-    @torch.no_grad()
-    def log_probs(self, observations: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
-        if self.reference is None:
-            return uniform_log_probs(masks)
-        return masked_log_probs(self.reference(observations.float())[0], masks)
-
-    @torch.no_grad()
-    def after_rollout(self, rollouts_done: int) -> None:
-        """``copy``: the network's weights every ``every`` rollouts; ``average``:
-        ``reference <- (1 - rate) reference + rate network`` after every rollout."""
-        if self.reference is None:
-            return
-        own = self.network.state_dict()
-        if self.kind == "copy":
-            if rollouts_done % self.every == 0:
-                self.follow()
-            return
-        for name, value in self.reference.state_dict().items():
-            value.lerp_(own[name].float(), self.rate)
-
-    def state(self) -> dict[str, np.ndarray] | None:
-        """The reference's arrays by SB3 name (None: uniform, nothing to keep)."""
-        if self.reference is None:
-            return None
-        return {k: v.detach().numpy().copy() for k, v in self.reference.state_dict().items()}
-
-    def load(self, arrays: Mapping[str, np.ndarray]) -> None:
-        assert self.reference is not None
-        self.reference.load_state_dict(
-            {k: torch.as_tensor(np.array(v, np.float32)) for k, v in arrays.items()}
-        )
 
 
 class VectorPPO:
@@ -625,53 +443,6 @@ class VectorPPO:
         ]
         layers.append((state["action_net.weight"], state["action_net.bias"]))
         return NumpyPolicy(layers, "tanh", scaler.offset, scaler.scale, meta)
-
-
-@dataclass(frozen=True)
-class WarmStart:
-    """A network to start training from: an agent's acting half (``NumpyPolicy``: a shipped
-    or exported policy, a checkpoint's) and, when known, its value branch (a checkpoint's
-    ``state_dict`` arrays by SB3 name). ``source`` names it in messages."""
-
-    policy: NumpyPolicy
-    value: Mapping[str, np.ndarray] | None = None
-    source: str = ""
-
-
-def warm_start_problem(
-    policy: NumpyPolicy, net_arch: Sequence[int], scaler: ObservationScaler, actions: int
-) -> str | None:
-    """Why ``policy`` cannot seed an ``ActorCritic`` of ``net_arch`` on an env of this
-    ``scaler`` and ``actions`` (None: it can): what ``VectorPPO.warm_start`` checks."""
-    widths = [int(weight.shape[0]) for weight, _ in policy.layers[:-1]]
-    if policy.activation != "tanh":
-        return f"its activation is {policy.activation}, the trainer's network is tanh only"
-    if widths != [int(width) for width in net_arch]:
-        return f"its hidden layers are {widths}, the learner's {list(net_arch)}"
-    if policy.offset.shape != scaler.offset.shape or policy.actions != actions:
-        return (
-            f"it takes {policy.offset.size} observation values and {policy.actions} actions, "
-            f"the env {scaler.offset.size} and {actions}"
-        )
-    if not (
-        np.array_equal(policy.offset, scaler.offset) and np.array_equal(policy.factor, scaler.scale)
-    ):
-        return "its observation scaler differs from the env's (the env changed since)"
-    return None
-
-
-def flops_per_step(observation_size: int, actions: int, config: PPOConfig) -> float:
-    """Floating-point operations per learner decision: the rollout's forward pass plus
-    ``n_epochs`` forward and backward passes (weight gradients for every layer, input
-    gradients for every layer but the first, whose input is the observation)."""
-    forward = backward = 0.0
-    for head in (actions, 1):
-        inputs = observation_size
-        for index, width in enumerate([*config.net_arch, head]):
-            forward += 2 * inputs * width
-            backward += 2 * inputs * width * (1 if index == 0 else 2)
-            inputs = width
-    return forward + config.n_epochs * (forward + backward)
 
 
 __all__ = [

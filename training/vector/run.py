@@ -58,7 +58,7 @@ def _env_config(args: TrainArgs) -> dict[str, Any]:
 
 def ppo_config(args: TrainArgs) -> Any:
     """The ``PPOConfig`` of resolved ``args``."""
-    from .ppo import PPOConfig, default_precision
+    from .config import PPOConfig, default_precision
 
     hyper = args.hyper
     precision = default_precision() if args.precision == "auto" else args.precision
@@ -287,7 +287,7 @@ def _warn_emulated_bfloat16(args: TrainArgs) -> None:
     """Say so when ``--precision bfloat16`` is asked for on a CPU that has no bfloat16 matrix
     units: torch then emulates it, several times slower than float32 (``auto`` would have
     picked float32)."""
-    from .ppo import default_precision
+    from .config import default_precision
 
     if args.precision == "bfloat16" and default_precision() != "bfloat16":
         print(
