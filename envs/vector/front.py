@@ -192,6 +192,7 @@ class BatchEnv:
         self._last_mover = np.zeros(num_envs, np.int64)
         self._actions = np.zeros(num_envs, np.int64)
         self._all = np.ones(num_envs, np.bool_)
+        self._slots = np.arange(num_envs)
         checked = check_seed(seed)
         if checked is None:
             checked = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
@@ -211,12 +212,47 @@ class BatchEnv:
         seed = check_seed(seed)
         if seed is not None:
             self._seed = seed
-        rules = self.rules
-        rules.rng[:] = slot_seeds(self._seed, np.arange(self.num_envs))
-        with np.errstate(over="ignore"):
-            rules.reset_games(self._all)
-        self._last_mover[:] = rules.current_player
+        self.seed_slots(self._seed)
+        self.deal(self._all)
+        self._last_mover[:] = self.rules.current_player
         return self._observe()
+
+    # --- what every driver of the engine shares (this front, training's LearnerBatch) -------
+    def seed_slots(self, seed: int) -> None:
+        """Every slot's deal stream from ``seed`` and the slot's index (``slot_seeds``): the
+        one way a batch's games are seeded, so slot ``k`` deals the same games in a batch of
+        any size."""
+        self.rules.rng[:] = slot_seeds(seed, self._slots)
+
+    def deal(self, which: np.ndarray) -> None:
+        """New games in the slots where ``which`` is True, each from its own stream."""
+        with np.errstate(over="ignore"):  # the streams' 64-bit arithmetic wraps by design
+            self.rules.reset_games(which)
+
+    def check_actions(
+        self,
+        actions: Any,
+        mask: np.ndarray,
+        skip: np.ndarray,
+        out: np.ndarray,
+        *,
+        flatten: bool = False,
+        seats: np.ndarray | None = None,
+        who: str = "",
+    ) -> np.ndarray:
+        """``actions`` (one per game, ``action_array``'s forms) checked against ``mask`` and
+        written into ``out`` as int64 (0 where ``skip``, whose actions are ignored). The first
+        game whose action is malformed, out of range or illegal raises
+        ``IllegalActionError`` naming the game, the action, the seat to act (``seats``,
+        default the current player; ``who`` says whose seat it is) and the legal actions;
+        then nothing has moved. ``flatten``: any shape of ``num_envs`` elements."""
+        array, given = action_array(actions, self.num_envs, flatten=flatten)
+        bad = checked_actions(array, mask, skip, out)
+        if bad >= 0:
+            seat = int((self.rules.current_player if seats is None else seats)[bad])
+            action = int(array[bad]) if given is None else given[bad]
+            self._refuse(bad, action, mask, seat, who)
+        return out
 
     def step(self, actions: Any) -> Batch:
         """Play one action per game (ignored in a game that ended in the last batch, which
@@ -226,35 +262,28 @@ class BatchEnv:
             raise IllegalActionError("step() called before reset()")
         rules = self.rules
         done = rules.terminated | rules.truncated
-        actions = self._checked(actions, done)
+        actions = self.check_actions(actions, self._mask, done, self._actions)
         playing = ~done
         self._last_mover[playing] = rules.current_player[playing]
+        if done.any():
+            self.deal(done)
+            self._last_mover[done] = rules.current_player[done]
         with np.errstate(over="ignore"):
-            if done.any():
-                rules.reset_games(done)
-                self._last_mover[done] = rules.current_player[done]
             rules.step_games(actions, playing)
         return self._observe()
 
-    def _checked(self, actions: Any, done: np.ndarray) -> np.ndarray:
-        array, given = action_array(actions, self.num_envs)
-        bad = checked_actions(array, self._mask, done, self._actions)
-        if bad >= 0:
-            self._refuse(bad, int(array[bad]) if given is None else given[bad])
-        return self._actions
-
-    def _refuse(self, game: int, action: int) -> None:
+    def _refuse(self, game: int, action: int, mask: np.ndarray, seat: int, who: str) -> None:
         state = self.rules.state_of(game)
-        legal = np.flatnonzero(self._mask[game]).tolist()
+        legal = np.flatnonzero(mask[game]).tolist()
         names = ", ".join(f"{a} ({state.action_to_string(a)})" for a in legal)
-        seat = int(self.rules.current_player[game])
         what = (
             f"{action} ({state.action_to_string(action)})"
             if 0 <= action < self.num_actions
             else f"{action} (out of range 0..{self.num_actions - 1})"
         )
+        name = self.possible_agents[seat]
         raise IllegalActionError(
-            f"game {game}: illegal action {what} for {self.possible_agents[seat]}; "
+            f"game {game}: illegal action {what} for {f'{who} ({name})' if who else name}; "
             f"legal actions: {names}"
         )
 

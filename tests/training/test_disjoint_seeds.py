@@ -27,7 +27,6 @@ from cardarena.envs.vector import front
 from cardarena.evaluation import evaluate_vector
 from cardarena.evaluation.records import derive_seed
 from cardarena.training import exploit
-from cardarena.training.vector import batch as vector_env
 from cardarena.training.vector import run as train_vector
 
 LADDER = Path(__file__).resolve().parents[2] / "docs" / "ladder"
@@ -66,8 +65,8 @@ class Phases:
 @pytest.fixture
 def phases(monkeypatch: pytest.MonkeyPatch) -> Phases:
     """The seams: the trainer's evaluations choose, ``evaluate_vector.evaluate_on_vector`` as
-    exploit imports it measures, and ``slot_seeds`` (every game's generator, in the engine
-    and in the learner's batch) says which games each phase dealt."""
+    exploit imports it measures, and ``slot_seeds`` (every game's generator: the vector front seeds
+    the engine's and the learner's batch's games alike) says which games each phase dealt."""
     found = Phases()
     original = evaluate_vector.evaluate_on_vector
     monkeypatch.setattr(train_vector, "evaluate_on_vector", found.evaluation("choosing", original))
@@ -75,7 +74,6 @@ def phases(monkeypatch: pytest.MonkeyPatch) -> Phases:
         evaluate_vector, "evaluate_on_vector", found.evaluation("measuring", original)
     )
     monkeypatch.setattr(front, "slot_seeds", found.deals(front.slot_seeds))
-    monkeypatch.setattr(vector_env, "slot_seeds", found.deals(vector_env.slot_seeds))
     return found
 
 

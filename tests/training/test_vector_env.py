@@ -402,3 +402,63 @@ def test_the_gym_vector_env_feeds_a_maskable_policy(env_name):
         if "episode" in infos:
             returns += infos["episode"]["r"][infos["_episode"]].tolist()
     assert returns and all(-1 <= r <= 1 for r in returns)
+
+
+class _Spy:
+    """Records the calls of one ``BatchEnv`` method, then runs it."""
+
+    def __init__(self, monkeypatch, name):
+        from cardarena.envs.vector.front import BatchEnv
+
+        self.calls: list[tuple] = []
+        original = getattr(BatchEnv, name)
+
+        def recorded(engine, *args, **kwargs):
+            self.calls.append((args, kwargs))
+            return original(engine, *args, **kwargs)
+
+        monkeypatch.setattr(BatchEnv, name, recorded)
+
+
+@pytest.mark.parametrize("same_step", [True, False])
+def test_the_learners_batch_is_seeded_dealt_and_checked_by_the_vector_front(monkeypatch, same_step):
+    """One seeding, one deal, one action check: the learner's batch drives the vector
+    front's own (``BatchEnv.seed_slots``, ``deal``, ``check_actions``), in either autoreset
+    mode, and a refused action is named as ``make_vec`` names one, the seat included."""
+    from cardarena.training.vector.batch import LearnerBatch
+
+    seeded, dealt, checked = (_Spy(monkeypatch, n) for n in ("seed_slots", "deal", "check_actions"))
+    batch = LearnerBatch("promise_war_v0", 6, 11, FirstLegal(), same_step, {})
+    assert [args for args, _ in seeded.calls] == [(batch._deal_seed,)]
+    batch.reset()
+    assert dealt.calls and dealt.calls[-1][0][0].all()  # every slot dealt at reset
+    rng = np.random.default_rng(0)
+    games = 0
+    while games < 6:
+        before = len(dealt.calls)
+        batch.step(random_actions(batch.mask, rng))
+        games += int(batch.done.sum())
+        if same_step:  # dealt in the very step it ended (after the learner's or a later move)
+            now = [args[0] for args, _ in dealt.calls[before:]]
+            assert np.logical_or.reduce([batch.done, *now]).tolist() == batch.done.tolist()
+            assert sum(int(which.sum()) for which in now) == int(batch.done.sum())
+        if not same_step and batch.pending.any():  # dealt by the next step
+            pending = batch.pending.copy()
+            batch.step(random_actions(batch.mask, rng))
+            assert dealt.calls[-1][0][0].tolist() == pending.tolist()
+    assert {kwargs["who"] for _, kwargs in checked.calls} == {"the learner"}
+    legal = np.flatnonzero(batch.mask[2])
+    bad = random_actions(batch.mask, rng)
+    bad[2] = np.flatnonzero(~batch.mask[2])[0]
+    seat = batch.seat_names[int(batch.learner_seat[2])]
+    state = batch.engine.state_of(2)
+    names = ", ".join(f"{a} ({state.action_to_string(a)})" for a in legal)
+    with pytest.raises(IllegalActionError) as refused:
+        batch.step(bad)
+    assert str(refused.value) == (
+        f"game 2: illegal action {bad[2]} ({state.action_to_string(int(bad[2]))}) for the "
+        f"learner ({seat}); legal actions: {names}"
+    )
+    bad[2] = batch.num_actions
+    with pytest.raises(IllegalActionError, match=rf"out of range 0\.\.{batch.num_actions - 1}"):
+        batch.step(bad)

@@ -13,6 +13,10 @@ both are the single-game bridge (``SingleAgentEnv``) for ``num_envs`` games in o
   ``ObservationScaler`` (the one ``SingleAgentEnv`` and the policy agents use), its return,
   its termination; ``action_masks()`` serves sb3-contrib's ``MaskablePPO``.
 
+The vector front (``BatchEnv``, which holds the engine) seeds every slot, deals and checks
+the learner's actions, as it does for ``make_vec``: this class decides only when a game is
+dealt, the learner's seat and its opponents.
+
 Autoreset: SB3 resets in the step where a game ends (``infos[i]["terminal_observation"]`` is
 the learner's final observation, the returned row the learner's first one in the next game;
 ``infos[i]["episode"]`` as SB3's ``Monitor`` writes it). Gymnasium's ``VectorEnv`` uses
@@ -42,11 +46,9 @@ from cardarena.agents import EnvSpec
 from cardarena.agents.vector import VectorAgent, as_vector
 from cardarena.envs.core import IllegalActionError, InvalidConfigError, ObservationScaler
 from cardarena.envs.core.aec import NORMALIZE_OBSERVATION, check_seed
-from cardarena.envs.core.kernels import checked_actions, slot_seeds
 from cardarena.envs.core.moved import deprecate
 from cardarena.envs.core.validation import check_bool
 from cardarena.envs.vector import BatchEnv
-from cardarena.envs.vector.front import action_array
 
 MONITOR: type | None
 try:
@@ -125,7 +127,7 @@ class LearnerBatch:
             seed = int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
         deals, seats, opponents = np.random.SeedSequence(seed).spawn(3)
         self._deal_seed = int(deals.generate_state(1, np.uint64)[0])
-        self.rules.rng[:] = slot_seeds(self._deal_seed, self._games)
+        self.engine.seed_slots(self._deal_seed)
         self.seat_rng = np.random.default_rng(seats)
         self.opponent_rng = np.random.default_rng(opponents)
         return seed
@@ -194,8 +196,7 @@ class LearnerBatch:
     # --- dealing and playing ---------------------------------------------------------------
     def _deal(self, which: np.ndarray) -> None:
         games = np.flatnonzero(which)
-        with np.errstate(over="ignore"):
-            self.rules.reset_games(which)
+        self.engine.deal(which)
         self.learner_seat[games] = self.seat_rng.integers(self.num_players, size=games.size)
         self.returns[games] = 0.0
         self.lengths[games] = 0
@@ -254,19 +255,18 @@ class LearnerBatch:
         self._finish_observation()
 
     def _checked(self, actions: Any) -> np.ndarray:
-        """The learner's actions as int64 (0 in a pending game), checked as the vector
-        front checks them (``action_array``: integers only, never bools or floats, even
-        1.0); ``IllegalActionError`` names the first game whose action is not legal."""
-        array, given = action_array(actions, self.num_envs, flatten=True)
-        bad = checked_actions(array, self.mask, self.pending, self._learner_actions)
-        if bad >= 0:
-            action = int(array[bad]) if given is None else given[bad]
-            seat = self.seat_names[int(self.learner_seat[bad])]
-            raise IllegalActionError(
-                f"game {bad}: illegal action {action} for the learner ({seat}); legal "
-                f"actions: {np.flatnonzero(self.mask[bad]).tolist()}"
-            )
-        return self._learner_actions
+        """The learner's actions as int64 (0 in a pending game), checked by the vector
+        front's own check (``BatchEnv.check_actions``: integers only, never bools or floats,
+        even 1.0); ``IllegalActionError`` names the first game whose action is not legal."""
+        return self.engine.check_actions(
+            actions,
+            self.mask,
+            self.pending,
+            self._learner_actions,
+            flatten=True,
+            seats=self.learner_seat,
+            who="the learner",
+        )
 
     def _account(self, which: np.ndarray) -> None:
         """Credit the learner's share of the rewards of the games just stepped; finish the
