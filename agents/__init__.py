@@ -39,7 +39,16 @@ from .policy_agent import MaskablePolicyAgent
 from .pretrained import PretrainedAgent
 from .random_agent import RandomAgent
 from .rows_parallel import search_jobs
-from .specs import AGENT_SPECS, make_agent, parse_spec, per_seat, register_agent
+from .specs import (
+    AGENT_SPECS,
+    PATH_KINDS,
+    make_agent,
+    parse_spec,
+    per_seat,
+    register_agent,
+    register_path_kind,
+    register_vector_form,
+)
 
 if not TYPE_CHECKING:
     # The old word for the vector forms, "batched" (cardarena.envs.core.moved).
@@ -47,6 +56,7 @@ if not TYPE_CHECKING:
 
 __all__ = [
     "AGENT_SPECS",
+    "PATH_KINDS",
     "Agent",
     "BaseAgent",
     "EnvSpec",
@@ -67,6 +77,8 @@ __all__ = [
     "parse_spec",
     "per_seat",
     "register_agent",
+    "register_path_kind",
+    "register_vector_form",
     "sample_infostate",
     "search_jobs",
     "start_game",

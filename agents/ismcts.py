@@ -451,6 +451,7 @@ register_agent(
     "information-set MCTS on sampled hidden cards (options iterations=100, c=1.4, nodes, "
     "policy=pretrained|FILE.npz to guide it with a network, rollout=policy|random, "
     "leaf=rollout|value)",
+    kinds=(ISMCTSAgent,),
 )
 
 __all__ = ["MAX_ITERATIONS", "ISMCTSAgent", "canonical_infostate"]

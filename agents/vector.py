@@ -22,8 +22,8 @@ from __future__ import annotations
 import copy
 import importlib
 import inspect
+import warnings
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -31,16 +31,14 @@ import numpy as np
 from cardarena.envs.core import InvalidConfigError
 from cardarena.envs.core.kernels import random_legal_actions
 from cardarena.envs.core.moved import deprecate
-from cardarena.envs.core.validation import check_bool
 
 from .base import Agent, EnvSpec, choose, needs_state
-from .heuristics import HeuristicAgent, has_heuristic
+from .heuristics import has_heuristic
 from .numpy_policy import ACTIVATIONS, NumpyPolicy, NumpyPolicyAgent
-from .policy_agent import CheckpointAgent, MaskablePolicyAgent, SavedModelAgent
-from .pretrained import PretrainedAgent, load_policy
-from .random_agent import RandomAgent
+from .policy_agent import MaskablePolicyAgent
+from .pretrained import PretrainedAgent
 from .rows_parallel import Row, RowWorkers, begin_game, current_search_jobs
-from .specs import make_agent, parse_spec
+from .specs import entry_of, make_agent, register_vector_form, spec_entry
 
 #: Env name -> ``"module:Class"`` of its vector heuristic (``act(observations, masks, seats,
 #: rng[, slots])``, optionally ``new_games(slots)``), imported on first use; a game whose
@@ -336,46 +334,74 @@ def _policy_for(policy: NumpyPolicy, env_spec: EnvSpec, deterministic: bool) -> 
 
 def vector_agent(spec_or_agent: Any, env_spec: EnvSpec) -> VectorAgent | None:
     """The vector form of an agent spec string or a scalar agent for ``env_spec``'s games, or
-    None when it has none. A bad spec, or an agent that cannot play this env (a policy trained
-    for another one, ``heuristic`` in a game without one), raises ``InvalidConfigError``.
-    ``env_spec`` is the unscaled env (no ``normalize_observation``): rows are raw."""
+    None when it has none: the form its kind registered (``register_vector_form``). A bad
+    spec, or an agent that cannot play this env (a policy trained for another one,
+    ``heuristic`` in a game without one), raises ``InvalidConfigError``. ``env_spec`` is the
+    unscaled env (no ``normalize_observation``): rows are raw."""
     item = spec_or_agent
     if isinstance(item, NumpyPolicy):
         return _policy_for(item, env_spec, True)
     if isinstance(item, str):
-        name, options = parse_spec(item)
-        if name.endswith(".npz") and Path(name).is_file():
-            unknown = set(options) - {"deterministic"}
-            if unknown:
-                raise InvalidConfigError(f"agent spec {item!r}: unknown options {sorted(unknown)}")
-            deterministic = check_bool(options.get("deterministic", True), "deterministic")
-            return _policy_for(load_policy(name), env_spec, deterministic)
         item = make_agent(item)
     if _is_vector_agent(item):
         return item
     if not isinstance(item, Agent):
         raise InvalidConfigError(f"expected an agent, a vector agent or a spec, got {item!r}")
-    kind = type(item)
-    if kind is RandomAgent:
-        return VectorRandom()
-    if isinstance(item, HeuristicAgent) and kind is HeuristicAgent:
-        if not has_heuristic(env_spec.name):
-            copy.deepcopy(item).start_game("", env_spec)  # raises, naming the envs it plays
-        return vector_heuristic(env_spec)
-    if isinstance(item, PretrainedAgent) and kind is PretrainedAgent:
-        # The very file its start_game would play (chosen by table size).
-        return VectorPolicy(item.policy_for(env_spec), item.deterministic)
-    if kind in (NumpyPolicyAgent, SavedModelAgent, CheckpointAgent):
-        agent = copy.deepcopy(item)
-        if kind is not NumpyPolicyAgent or agent.policy is None:  # type: ignore[attr-defined]
-            seat = env_spec.make_raw().possible_agents[0]
-            agent.start_game(seat, env_spec)  # type: ignore[attr-defined]
-        numpy_agent = kind is NumpyPolicyAgent
-        policy = getattr(agent, "policy" if numpy_agent else "_policy", None)
-        if not isinstance(policy, NumpyPolicy):
-            return None  # a model only torch can run (trust_pickle with a custom network)
-        return _policy_for(policy, env_spec, agent.deterministic)  # type: ignore[attr-defined]
-    return None
+    entry = entry_of(item)
+    if entry is None or entry.vector is None:
+        return None
+    return entry.vector(item, env_spec)
+
+
+def _random_form(agent: Agent, env_spec: EnvSpec) -> VectorAgent:
+    return VectorRandom()
+
+
+def _heuristic_form(agent: Agent, env_spec: EnvSpec) -> VectorAgent:
+    if not has_heuristic(env_spec.name):
+        copy.deepcopy(agent).start_game("", env_spec)  # raises, naming the envs it plays
+    return vector_heuristic(env_spec)
+
+
+def _pretrained_form(agent: Agent, env_spec: EnvSpec) -> VectorAgent:
+    pretrained: PretrainedAgent = agent  # type: ignore[assignment]
+    # The very file its start_game would play (chosen by table size).
+    return VectorPolicy(pretrained.policy_for(env_spec), pretrained.deterministic)
+
+
+def _saved_policy_form(agent: Agent, env_spec: EnvSpec) -> VectorAgent | None:
+    """An exported policy, a checkpoint or a saved SB3 model, as the numpy policy it plays
+    (None: a model only torch can run, ``trust_pickle`` with a custom network)."""
+    loaded = copy.deepcopy(agent)
+    numpy_agent = isinstance(loaded, NumpyPolicyAgent)
+    if not numpy_agent or loaded.policy is None:
+        seat = env_spec.make_raw().possible_agents[0]
+        loaded.start_game(seat, env_spec)  # type: ignore[attr-defined]
+    policy = getattr(loaded, "policy" if numpy_agent else "_policy", None)
+    if not isinstance(policy, NumpyPolicy):
+        return None
+    return _policy_for(policy, env_spec, loaded.deterministic)  # type: ignore[attr-defined]
+
+
+#: Why the kinds without a vector form play row by row (each a scalar call per game).
+ROW_BY_ROW = {
+    "oracle": "it reads the true card values of each game's deck, one game at a time",
+    "noisy": "it draws its noise per card from its own generator, one game at a time",
+    "memory": "it remembers revealed values across games, which a row of a batch cannot",
+    "habit": "its plans are written for one game (no vector form yet)",
+    "ismcts": "a search plays each game from that game's own state (RowsAgent gives it one)",
+}
+for _name, _build in (
+    ("random", _random_form),
+    ("heuristic", _heuristic_form),
+    ("pretrained", _pretrained_form),
+    ("exported", _saved_policy_form),
+    ("checkpoint", _saved_policy_form),
+    ("sb3-zip", _saved_policy_form),
+):
+    register_vector_form(_name, _build)
+for _name, _why in ROW_BY_ROW.items():
+    register_vector_form(_name, rows=_why)
 
 
 def _is_vector_agent(item: Any) -> bool:
@@ -396,7 +422,36 @@ def as_vector(
     form; ``state_of`` (slot -> rules state) lets a search agent play that way, and without it
     a search agent is refused with ``InvalidConfigError``."""
     agent = vector_agent(spec_or_agent, env_spec)
-    return RowsAgent(spec_or_agent, env_spec, state_of) if agent is None else agent
+    if agent is not None:
+        return agent
+    _say_row_by_row(spec_or_agent)
+    return RowsAgent(spec_or_agent, env_spec, state_of)
+
+
+def _say_row_by_row(spec_or_agent: Any) -> None:
+    """Warn, once per kind, when a kind that declared no vector form plays row by row: it
+    runs, one scalar call per game, but a batch of thousands of games is then no faster than
+    that many games one by one."""
+    item = spec_or_agent
+    entry = spec_entry(item) if isinstance(item, str) else entry_of(item)
+    if entry is not None and entry.rows is not None:
+        return  # declared (``ROW_BY_ROW``): it says why in the registry
+    if entry is not None and entry.vector is not None:
+        return  # it has a form, but not this instance (a model only torch runs)
+    kind = item.partition(":")[0] if isinstance(item, str) else type(item).__qualname__
+    if kind in _SAID:
+        return
+    _SAID.add(kind)
+    warnings.warn(
+        f"{kind} has no vector form (cardarena.agents.register_vector_form): it plays row by "
+        "row, one call per game",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
+#: The kinds already warned about in this process.
+_SAID: set[str] = set()
 
 
 if not TYPE_CHECKING:
@@ -416,6 +471,7 @@ if not TYPE_CHECKING:
     )
 
 __all__ = [
+    "ROW_BY_ROW",
     "VECTOR_HEURISTICS",
     "RowsAgent",
     "VectorAgent",

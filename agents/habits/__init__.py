@@ -80,6 +80,7 @@ register_agent(
     _habit,
     "a simple fixed plan a person might follow (option plan=NAME; the plans per game are in "
     "cardarena.agents.habits)",
+    kinds=(HabitAgent,),
 )
 
 __all__ = ["HABITS", "HabitAgent", "describe", "plans"]

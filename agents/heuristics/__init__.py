@@ -115,10 +115,30 @@ def _memory(seed: int | None = None) -> Agent:
     return MemoryAgent(seed)
 
 
-register_agent("heuristic", _heuristic, "a sensible hand-written player for every env")
-register_agent("oracle", _oracle, "Cardline: reads true card values from the deck (upper bound)")
-register_agent("noisy", _noisy, "Cardline: true values plus Gaussian noise (option sigma=0.3)")
-register_agent("memory", _memory, "Cardline: remembers revealed values across games")
+register_agent(
+    "heuristic",
+    _heuristic,
+    "a sensible hand-written player for every env",
+    kinds=(HeuristicAgent,),
+)
+register_agent(
+    "oracle",
+    _oracle,
+    "Cardline: reads true card values from the deck (upper bound)",
+    kinds=(OracleAgent,),
+)
+register_agent(
+    "noisy",
+    _noisy,
+    "Cardline: true values plus Gaussian noise (option sigma=0.3)",
+    kinds=(NoisyAgent,),
+)
+register_agent(
+    "memory",
+    _memory,
+    "Cardline: remembers revealed values across games",
+    kinds=(MemoryAgent,),
+)
 
 if not TYPE_CHECKING:
     # The old word for the vector heuristics, "batched" (cardarena.envs.core.moved).

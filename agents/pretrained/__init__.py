@@ -28,7 +28,7 @@ from cardarena.envs.core.validation import check_bool
 
 from ..base import EnvSpec
 from ..numpy_policy import NumpyPolicy, NumpyPolicyAgent
-from ..specs import register_agent
+from ..specs import register_agent, register_path_kind
 
 #: The folder the shipped policies are read from (a module attribute, so tests can point it
 #: at files of their own).
@@ -203,11 +203,24 @@ def _pretrained(
     return PretrainedAgent(seed, path=path, deterministic=deterministic)
 
 
+def _exported(path: str, seed: int | None = None, deterministic: bool = True) -> NumpyPolicyAgent:
+    deterministic = check_bool(deterministic, f"{path}: option deterministic")
+    return NumpyPolicyAgent(load_policy(path), seed, deterministic)
+
+
+register_path_kind(
+    "exported",
+    lambda name: name.endswith(".npz") and Path(name).is_file(),
+    _exported,
+    "a policy exported by cardarena export (FILE.npz, option deterministic=false)",
+    kinds=(NumpyPolicyAgent,),
+)
 register_agent(
     "pretrained",
     _pretrained,
     "the shipped trained policy for the env and table size (options path=FILE.npz, "
     "deterministic=false)",
+    kinds=(PretrainedAgent,),
 )
 
 __all__ = [

@@ -1,0 +1,135 @@
+"""One registry for every door: a kind declares its scalar builder and its vector form (or why
+it plays row by row), a spec means the same agent at the table and on the vector engine, and
+a kind that declared nothing says so when the vector engine has to play it row by row."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from cardarena.agents import (
+    AGENT_SPECS,
+    PATH_KINDS,
+    BaseAgent,
+    EnvSpec,
+    HeuristicAgent,
+    NumpyPolicy,
+    NumpyPolicyAgent,
+    make_agent,
+    register_agent,
+    register_vector_form,
+)
+from cardarena.agents import vector as vector_module
+from cardarena.agents.specs import entry_of
+from cardarena.agents.vector import RowsAgent, VectorPolicy, as_vector, vector_agent
+from cardarena.envs.core import InvalidConfigError, ObservationScaler
+
+ENV = EnvSpec("promise_war_v0")
+BUILT_IN = ("random", "heuristic", "oracle", "noisy", "memory", "pretrained", "habit", "ismcts")
+
+
+def test_every_built_in_kind_declares_its_vector_form_or_why_it_has_none():
+    for name in BUILT_IN:
+        entry = AGENT_SPECS[name]
+        assert (entry.vector is None) != (entry.rows is None), name
+        assert entry.kinds, f"{name} names no class: its instances would be no kind"
+    assert set(vector_module.ROW_BY_ROW) == {n for n in BUILT_IN if AGENT_SPECS[n].rows}
+    for name in ("exported", "checkpoint", "sb3-zip"):
+        assert PATH_KINDS[name].vector is not None and PATH_KINDS[name].matches is not None
+
+
+def _exported(tmp_path) -> str:
+    raw = ENV.make_raw()
+    seat = raw.possible_agents[0]
+    scaler = ObservationScaler(raw.observation_space(seat)["observation"])
+    size, actions = scaler.offset.size, int(raw.action_space(seat).n)
+    rng = np.random.default_rng(0)
+    layers = [
+        (rng.normal(0, 1, (8, size)).astype(np.float32), np.zeros(8, np.float32)),
+        (rng.normal(0, 1, (actions, 8)).astype(np.float32), np.zeros(actions, np.float32)),
+    ]
+    policy = NumpyPolicy(layers, "tanh", scaler.offset, scaler.scale, {"env": ENV.name})
+    return str(policy.save(tmp_path / "policy.npz"))
+
+
+@pytest.mark.parametrize("option", ["", ":deterministic=false"])
+def test_an_exported_file_is_the_same_agent_in_both_doors(tmp_path, option):
+    """``FILE.npz`` was a spec on the vector engine only; it is one in ``make_agent`` too, and
+    both doors play the same network with the same option."""
+    spec = _exported(tmp_path) + option
+    scalar = make_agent(spec)
+    assert type(scalar) is NumpyPolicyAgent and scalar.deterministic == (option == "")
+    vector = vector_agent(spec, ENV)
+    assert isinstance(vector, VectorPolicy) and vector.deterministic == scalar.deterministic
+    for (mine, _), (theirs, _) in zip(vector.policy.layers, scalar.policy.layers, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    assert vector_agent(scalar, ENV).deterministic == scalar.deterministic
+
+
+def test_an_instance_is_its_kind_by_its_exact_class():
+    """A subclass is another kind: it does not inherit a vector form written for its base."""
+
+    class Cautious(HeuristicAgent):
+        pass
+
+    assert entry_of(HeuristicAgent()) is AGENT_SPECS["heuristic"]
+    assert entry_of(Cautious()) is None
+    assert vector_agent(Cautious(), ENV) is None
+
+
+class _Lowest(BaseAgent):
+    """A user's agent: the lowest legal action."""
+
+    def act(self, observation):
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+def test_a_kind_without_a_declared_form_says_so_once_and_still_plays():
+    vector_module._SAID.discard("_Lowest")
+    with pytest.warns(UserWarning, match="_Lowest has no vector form .* row by row"):
+        rows = as_vector(_Lowest(), ENV)
+    assert isinstance(rows, RowsAgent)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        as_vector(_Lowest(), ENV)  # said once per kind, not once per game
+
+
+def test_a_kind_that_declared_why_it_plays_row_by_row_is_not_warned_about():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rows = as_vector("habit:plan=" + _a_plan(), ENV)
+    assert isinstance(rows, RowsAgent)
+
+
+def _a_plan() -> str:
+    from cardarena.agents.habits import plans
+
+    return next(iter(plans(ENV.name)))
+
+
+def test_a_registered_kind_declares_a_form_and_is_played_in_it():
+    class Mine(_Lowest):
+        pass
+
+    def build(seed=None):
+        return Mine(seed)
+
+    register_agent("mine-test", build, "test: the lowest legal action", kinds=(Mine,))
+    try:
+        form = vector_module.VectorRandom()
+        register_vector_form("mine-test", lambda agent, env_spec: form)
+        assert vector_agent("mine-test", ENV) is form
+        assert vector_agent(Mine(), ENV) is form
+    finally:
+        AGENT_SPECS.pop("mine-test")
+
+
+def test_register_vector_form_takes_a_builder_or_a_reason_for_a_known_kind():
+    with pytest.raises(ValueError, match="not both"):
+        register_vector_form("random", lambda agent, env_spec: None, rows="why")
+    with pytest.raises(ValueError, match="not both"):
+        register_vector_form("random")
+    with pytest.raises(InvalidConfigError, match="no agent kind 'nobody'"):
+        register_vector_form("nobody", rows="why")
