@@ -129,7 +129,8 @@ def set_state(engine: VectorPromiseWar, slot: int, state: Any) -> None:
     engine.terminated[slot] = bool(state.terminal)
     engine.truncated[slot] = bool(state.truncated)
     engine.current_player[slot] = state.current_player()
-    engine.rewards[slot] = 0.0
+    # A game that is already over shows its returns (``GameAECEnv.set_state``'s contract).
+    engine.rewards[slot] = state.returns() if state.terminal else 0.0
 
 
 def state_difference(previous: Any, expected: Any, actual: Any) -> str | None:
