@@ -116,9 +116,12 @@ bench: $(VENV)/.installed-dev
 MODULE ?=
 JOBS ?= 2
 RECHECK ?=
+SESSIONS ?=
+RESUME ?=
 mutate: $(VENV)/.installed-dev
 	nice -n 10 $(PY) scripts/mutants.py --jobs $(JOBS) $(if $(MODULE),--module $(MODULE)) \
-		$(if $(RECHECK),--recheck)
+		$(if $(RECHECK),--recheck) $(if $(SESSIONS),--sessions $(SESSIONS)) \
+		$(if $(RESUME),--resume)
 
 clean:
 	rm -rf $(VENV) $(RLLIB_VENV) $(RLLIB_VENV).log $(AGILERL_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -36,6 +36,7 @@ import argparse
 import ast
 import contextlib
 import datetime
+import hashlib
 import json
 import os
 import re
@@ -250,8 +251,16 @@ def cosmic_ray_config(
     return "\n".join(lines) + "\n"
 
 
-def run_module(config: dict, module: str, copies: list[Path], workdir: Path) -> dict:
-    """Every mutant of ``module``: baseline, init, filters, exec; the results as a dict."""
+def run_module(
+    config: dict, module: str, copies: list[Path], workdir: Path, resume: bool = False
+) -> dict:
+    """Every mutant of ``module``: baseline, init, filters, exec; the results as a dict.
+
+    The session (``<module>.sqlite`` in ``workdir``) records each mutant's outcome as it
+    comes. With ``resume``, a session left there by a run that stopped (for the same source
+    and test command, ``<module>.json``) goes on with the mutants not yet run, and the time
+    per mutant counts the stopped run's time too; a session of another source or command is
+    started anew, saying so."""
     settings, table = config["run"], config["modules"][module]
     env_extra = dict(settings.get("env", {}))
     command = test_command(config, table)
@@ -270,26 +279,59 @@ def run_module(config: dict, module: str, copies: list[Path], workdir: Path) -> 
 
     slug = module.removesuffix(".py").replace("/", ".")
     session = workdir / f"{slug}.sqlite"
-    session.unlink(missing_ok=True)
+    ledger = workdir / f"{slug}.json"
+    source = (copies[0] / module).read_text()
+    identity = {"source_sha256": hashlib.sha256(source.encode()).hexdigest(), "command": command}
+    before = resumable(session, ledger, identity) if resume else None
+    if before is None:
+        session.unlink(missing_ok=True)
     cr_config = workdir / f"{slug}.toml"
     with http_workers(copies, env_extra) as urls:
         cr_config.write_text(cosmic_ray_config(config, module, command, timeout, urls))
         cosmic = str(BIN / "cosmic-ray")
-        subprocess.run([cosmic, "init", str(cr_config), str(session)], cwd=copies[0], check=True)
-        subprocess.run(
-            [str(BIN / "cr-filter-operators"), str(session), str(cr_config)],
-            cwd=copies[0], check=True,
-        )  # fmt: skip
-        annotations = skip_annotation_mutants(session, (copies[0] / module).read_text())
-        print(f"   {annotations} mutants inside annotations skipped", file=sys.stderr)
+        if before is None:
+            subprocess.run(
+                [cosmic, "init", str(cr_config), str(session)], cwd=copies[0], check=True
+            )
+            subprocess.run(
+                [str(BIN / "cr-filter-operators"), str(session), str(cr_config)],
+                cwd=copies[0], check=True,
+            )  # fmt: skip
+            annotations = skip_annotation_mutants(session, source)
+            print(f"   {annotations} mutants inside annotations skipped", file=sys.stderr)
+        else:
+            print(f"   resumed: {before['done']} of {before['total']} mutants already run",
+                  file=sys.stderr)  # fmt: skip
+        earlier = before["seconds"] if before is not None else 0.0
         started = time.monotonic()
-        subprocess.run([cosmic, "exec", str(cr_config), str(session)], cwd=copies[0], check=True)
-        seconds = time.monotonic() - started
+        try:
+            subprocess.run(
+                [cosmic, "exec", str(cr_config), str(session)], cwd=copies[0], check=True
+            )
+        finally:  # a stopped run leaves what a resume needs
+            seconds = earlier + time.monotonic() - started
+            ledger.write_text(json.dumps({**identity, "seconds": round(seconds, 1)}))
     dump = subprocess.run(
         [cosmic, "dump", str(session)], cwd=copies[0], check=True, capture_output=True, text=True
     ).stdout
     source_lines = (copies[0] / module).read_text().splitlines()
     return summarize(module, command, dump, source_lines, baseline_seconds, seconds, len(copies))
+
+
+def resumable(session: Path, ledger: Path, identity: dict) -> dict | None:
+    """What a stopped run of the same source and command left (mutants in the session, done,
+    seconds spent), or None (and why, when there was one) to start anew."""
+    if not (session.is_file() and ledger.is_file()):
+        return None
+    kept = json.loads(ledger.read_text())
+    if {key: kept.get(key) for key in identity} != identity:
+        print("   the kept session is of another source or test command: starting anew",
+              file=sys.stderr)  # fmt: skip
+        return None
+    with contextlib.closing(sqlite3.connect(session)) as db:
+        total = db.execute("select count(*) from work_items").fetchone()[0]
+        done = db.execute("select count(*) from work_results").fetchone()[0]
+    return {"total": total, "done": done, "seconds": float(kept.get("seconds", 0.0))}
 
 
 # ----------------------------------------------------------------------------- results
@@ -587,6 +629,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--recheck", action="store_true", help="rerun only the kept survivors (after new tests)"
     )
+    parser.add_argument(
+        "--sessions",
+        type=Path,
+        help="keep each module's cosmic-ray session here (default: a temporary folder, removed)",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --sessions: go on with a stopped run's mutants (same source and tests)",
+    )
     args = parser.parse_args(argv)
     # A TERM (or an INT where a shell ignores it) ends the run through the finally blocks
     # below: the http-workers stopped, the copies removed.
@@ -597,9 +649,13 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"not in {args.config}: {', '.join(unknown)} (add its tests there)")
 
+    if args.resume and args.sessions is None:
+        parser.error("--resume needs --sessions DIR (where the stopped run kept its sessions)")
     repo = args.repo.resolve()
     files = repo_files(repo)
     workdir = Path(tempfile.mkdtemp(prefix="cardarena-mutants-"))
+    sessions = workdir if args.sessions is None else args.sessions.resolve()
+    sessions.mkdir(parents=True, exist_ok=True)
     try:
         copies = [make_copy(repo, files, workdir / f"copy{i}") for i in range(max(1, args.jobs))]
         if args.planted:
@@ -615,7 +671,7 @@ def main(argv: list[str] | None = None) -> int:
                     [recheck(config, module, copies, args.reports)], args.reports
                 )
                 continue
-            result = run_module(config, module, copies, workdir)
+            result = run_module(config, module, copies, sessions, args.resume)
             untriaged += write_reports([result], args.reports)
             print(f"   {result['kill_rate_percent']}% killed of {result['mutants']}, "
                   f"{result['seconds_per_mutant']}s per mutant", file=sys.stderr)  # fmt: skip
