@@ -19,7 +19,7 @@ from open_spiel.python import policy as os_policy
 from open_spiel.python.algorithms import exploitability
 
 import cardarena.openspiel
-from cardarena.agents import AGENT_SPECS, BaseAgent
+from cardarena.agents import AGENT_SPECS, BaseAgent, env_spec_of
 from cardarena.agents.specs import AgentEntry
 from cardarena.openspiel import exact
 
@@ -335,7 +335,7 @@ def test_a_network_is_read_as_the_probabilities_it_states(
     from cardarena.envs.core import ObservationScaler
 
     game = load("promise_war_v0", SMALL)
-    env_spec = exact.env_spec_of(game.adapter.env)
+    env_spec = env_spec_of(game.adapter.env)
     raw = env_spec.make_raw()
     seat = raw.possible_agents[0]
     scaler = ObservationScaler(raw.observation_space(seat)["observation"])
