@@ -1,7 +1,7 @@
 """The ``cardarena train`` argument schema: one documented dataclass, ``TrainArgs``, whose
 fields are the flags (``schema.add_dataclass_arguments``: docstrings as ``--help``, types from
-the annotations, each field's ``rule`` as its check), the per-game hyper-parameter table
-``DEFAULTS``, and the checks every value passes before a run starts (flags and
+the annotations, each field's ``rule`` as its check), filled from the per-game tables of
+``training.defaults``, and the checks every value passes before a run starts (flags and
 ``train(TrainArgs(...))`` alike), so a bad value is refused naming the flag, the value and
 what is allowed. Each field's ``backends`` metadata says which backend uses it; the other
 backend warns when it is set (``ignored_by``).
@@ -18,6 +18,17 @@ from cardarena.envs import ENVS
 from cardarena.envs.core import InvalidConfigError, check_seed
 from cardarena.envs.core.aec import config_keys
 
+from .defaults import (
+    BACKENDS,
+    CHECKPOINT_EVERY,
+    DEFAULTS,
+    FALLBACK,
+    MAGNETS,
+    MIN_CHECKPOINT_ROLLOUTS,
+    PER_GAME,
+    VECTOR_DEFAULTS,
+    default_checkpoint_every,
+)
 from .league import SAMPLING_MODES
 from .schema import (
     Number,
@@ -31,58 +42,6 @@ from .schema import (
 )
 from .schema import flag_of as schema_flag_of
 
-#: Per-game hyper-parameters: the one place to tune them. ``n_steps`` is per env, so a
-#: rollout is ``n_steps * n_envs`` decisions (1024 with the default 8 envs).
-DEFAULTS: dict[str, dict[str, Any]] = {
-    "promise_war_v0": {
-        "n_steps": 128,
-        "batch_size": 256,
-        "net_arch": [128, 128],
-        "learning_rate": 3e-4,
-        "ent_coef": 0.01,
-    },
-    "ironman_war_v0": {
-        "n_steps": 128,
-        "batch_size": 256,
-        "net_arch": [128, 128],
-        "learning_rate": 3e-4,
-        "ent_coef": 0.01,
-    },
-    "beast_wars_v0": {
-        "n_steps": 128,
-        "batch_size": 256,
-        "net_arch": [256, 256],
-        "learning_rate": 3e-4,
-        "ent_coef": 0.01,
-    },
-    "cardline_v0": {
-        "n_steps": 128,
-        "batch_size": 256,
-        "net_arch": [256, 256],
-        "learning_rate": 3e-4,
-        "ent_coef": 0.02,
-    },
-}
-#: Per-game settings of ``--backend vector`` where they differ from ``DEFAULTS`` (the same
-#: networks). Its rollouts are 32x larger than the SB3 geometry's, so a larger step size;
-#: the wide-input games (Beast Wars, Cardline), whose decisions cost the most, take smaller
-#: minibatches: more gradient steps per decision for little loss of speed.
-VECTOR_DEFAULTS: dict[str, dict[str, Any]] = {
-    name: {
-        "learning_rate": 1e-3,
-        "ent_coef": values["ent_coef"],
-        "minibatch_size": 2048 if name in ("beast_wars_v0", "cardline_v0") else 8192,
-    }
-    for name, values in DEFAULTS.items()
-}
-#: The ``--backend`` choices.
-BACKENDS = ("sb3", "rllib", "vector")
-#: The ``--magnet`` choices: the reference policy of vector PPO's KL term.
-MAGNETS = ("uniform", "copy", "average")
-#: For an env without its own entry in ``DEFAULTS``.
-FALLBACK = DEFAULTS["promise_war_v0"]
-#: The ``TrainArgs`` fields a game's ``DEFAULTS`` entry fills when they are None.
-PER_GAME = ("n_steps", "batch_size", "net_arch", "learning_rate", "ent_coef")
 #: Counts of things kept in memory at once (envs, layer units, threads) stay below this.
 _MANY = 1 << 16
 _NEVER = 10**12
@@ -412,22 +371,6 @@ LAYERS = ("net_arch", "rllib_hidden")
 MAX_LAYERS = 16
 
 
-#: Steps between checkpoints when ``--checkpoint-every`` is not given (``sb3``).
-CHECKPOINT_EVERY = 20_000
-#: ``--backend vector``'s checkpoints are at least this many rollouts apart by default: each
-#: deals every game anew, so closer ones cut long games short (a smaller value set by hand is
-#: pointed out).
-MIN_CHECKPOINT_ROLLOUTS = 10
-
-
-def default_checkpoint_every(backend: str, rollout: int) -> int:
-    """``--checkpoint-every``'s default for ``backend`` (``rollout``: the vector trainer's
-    ``num_envs * rollout_steps``)."""
-    if backend == "vector":
-        return max(CHECKPOINT_EVERY, MIN_CHECKPOINT_ROLLOUTS * rollout)
-    return CHECKPOINT_EVERY
-
-
 def flag_of(name: str) -> str:
     """``batch_size`` -> ``--batch-size`` (``progress`` is ``--no-progress``)."""
     return schema_flag_of(TrainArgs, name)
@@ -531,6 +474,7 @@ __all__ = [
     "DEFAULTS",
     "DEVICE",
     "FALLBACK",
+    "MAGNETS",
     "MIN_CHECKPOINT_ROLLOUTS",
     "OPTIONAL",
     "PER_GAME",

@@ -17,7 +17,7 @@ import torch
 
 from cardarena.envs.core import InvalidConfigError
 
-from ..train_args import MAGNETS
+from ..defaults import MAGNETS
 from .config import PPOConfig
 from .network import ActorCritic, masked_log_probs, uniform_log_probs
 
