@@ -52,7 +52,7 @@ MOVED_MODULES = {
     f"{__name__}.ppo": f"{__name__}.sb3.model",
     f"{__name__}.train_vector": f"{__name__}.vector.run",
     f"{__name__}.vector_ppo": f"{__name__}.vector.ppo",
-    f"{__name__}.vector_env": f"{__name__}.vector.batch",
+    f"{__name__}.vector_env": f"{__name__}.vector.vec_env",
 }
 #: Names this package re-exported from the moved modules: name -> the module holding it now.
 #: ``evaluate`` and ``replay`` name both a function and a module; as before, the function.

@@ -62,7 +62,7 @@ MOVED = {
     "cardarena.training.ppo": ("cardarena.training.sb3.model", "build_model"),
     "cardarena.training.train_vector": ("cardarena.training.vector.run", "train_vector"),
     "cardarena.training.vector_ppo": ("cardarena.training.vector.ppo", "VectorPPO"),
-    "cardarena.training.vector_env": ("cardarena.training.vector.batch", "LearnerBatch"),
+    "cardarena.training.vector_env": ("cardarena.training.vector.vec_env", "LearnerVecEnv"),
     "cardarena.agents.batched": ("cardarena.agents.vector", "RowsAgent"),
     **{
         f"cardarena.agents.heuristics.batched_{game}": (
@@ -126,11 +126,11 @@ RENAMED = {
     "cardarena.evaluation.tournament_vector.batched_lineup": (
         "cardarena.evaluation.tournament_vector.vector_lineup"
     ),
-    "cardarena.training.vector.batch.BatchedVecEnv": (
-        "cardarena.training.vector.batch.LearnerVecEnv"
+    "cardarena.training.vector.vec_env.BatchedVecEnv": (
+        "cardarena.training.vector.vec_env.LearnerVecEnv"
     ),
-    "cardarena.training.vector.batch.BatchedGymVectorEnv": (
-        "cardarena.training.vector.batch.LearnerGymVectorEnv"
+    "cardarena.training.vector.vec_env.BatchedGymVectorEnv": (
+        "cardarena.training.vector.vec_env.LearnerGymVectorEnv"
     ),
     "cardarena.training.sb3.model.missing_train_extra": (
         "cardarena.training.run.missing_train_extra"

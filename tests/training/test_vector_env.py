@@ -35,7 +35,7 @@ from cardarena.envs.core import IllegalActionError, InvalidConfigError
 from cardarena.envs.vector import make_vec
 from cardarena.training import SingleAgentEnv
 from cardarena.training.league import LeaguePool
-from cardarena.training.vector.batch import LearnerGymVectorEnv, LearnerVecEnv
+from cardarena.training.vector.vec_env import LearnerGymVectorEnv, LearnerVecEnv
 
 #: The test game and one real game with a heuristic, a shipped policy and no chance after the
 #: deal (so a reference env loaded with a batch game's state plays the same game to its end).

@@ -29,7 +29,7 @@ from cardarena.envs.core import ILLEGAL_ACTION, IllegalActionError
 from cardarena.envs.vector import has_vector
 from cardarena.training.gym_registration import gym_id, register_gym_envs
 from cardarena.training.single_agent import ILLEGAL_MODES, SingleAgentEnv
-from cardarena.training.vector.batch import LearnerGymVectorEnv, LearnerVecEnv
+from cardarena.training.vector.vec_env import LearnerGymVectorEnv, LearnerVecEnv
 
 NAMES = sorted(ENVS)
 KINDS = ("env", "raw_env", "gymnasium.make")
