@@ -12,7 +12,7 @@ from web_helpers import FOUR, ok, play_out, refused
 
 from cardarena.agents.specs import AGENT_SPECS, register_agent
 from cardarena.envs import ENVS
-from cardarena.web import app as web_app
+from cardarena.web import routes as web_routes
 from cardarena.web.app import MAX_BODY_BYTES, create_app
 from cardarena.web.sessions import GameStore, StoreFull
 
@@ -216,7 +216,7 @@ def test_a_bug_is_a_500_json_without_traceback(client, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("secret detail")
 
-    monkeypatch.setattr(web_app, "game_response", broken)
+    monkeypatch.setattr(web_routes, "game_response", broken)
     response = client.post("/api/games", json={"env": "promise_war_v0"})
     assert response.status_code == 500 and response.json() == {"error": "internal error"}
 

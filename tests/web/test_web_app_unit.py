@@ -13,14 +13,13 @@ import pytest
 from web_helpers import ok, play_out, refused
 
 from cardarena.envs.core import CardArenaError, IllegalActionError, InvalidConfigError
-from cardarena.web import app as web_app
-from cardarena.web.app import (
+from cardarena.web import routes as web_routes
+from cardarena.web.answers import _jsonable, _title
+from cardarena.web.reading import (
     BODY_SECONDS,
     MAX_BODY_BYTES,
     MAX_REPLAY_BODY_BYTES,
     MAX_SPEC_CHARS,
-    _jsonable,
-    _title,
 )
 from cardarena.web.replays import MAX_RECORD_BYTES
 
@@ -75,7 +74,7 @@ def test_a_package_error_outside_a_route_check_has_its_status(client, monkeypatc
     def failing(*args, **kwargs):
         raise error
 
-    monkeypatch.setattr(web_app, "game_response", failing)
+    monkeypatch.setattr(web_routes, "game_response", failing)
     assert refused(client.get(f"/api/games/{game['id']}"), status) == str(error)
 
 

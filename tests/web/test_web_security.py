@@ -18,7 +18,7 @@ from web_helpers import LiveServer, ServeProcess, ok, refused
 
 from cardarena.envs import ENVS
 from cardarena.envs.core import InvalidConfigError
-from cardarena.web import app as web_app
+from cardarena.web import reading as web_reading
 from cardarena.web import server as web_server
 from cardarena.web.app import create_app
 from cardarena.web.configs import read_served_tables
@@ -261,7 +261,7 @@ def test_what_http_itself_cannot_parse_gets_the_json_error_and_no_traceback():
 def quick_deadlines(monkeypatch):
     """A live server whose head and body deadlines are half a second."""
     monkeypatch.setattr(web_server, "HEAD_SECONDS", 0.5)
-    monkeypatch.setattr(web_app, "BODY_SECONDS", 0.5)
+    monkeypatch.setattr(web_reading, "BODY_SECONDS", 0.5)
     with LiveServer(create_app("random", store=GameStore(5, 60))) as server:
         yield server
 
