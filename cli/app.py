@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import TextIO
@@ -80,10 +81,27 @@ EXTRAS = {
 }
 
 
+#: An inline literal of the docstrings the help is written from (``name``).
+_LITERAL = re.compile(r"``([^`]+)``")
+
+
+class PlainHelp(argparse.HelpFormatter):
+    """The docstrings' ``literals`` shown as plain text at the terminal (the help is written
+    from docstrings, whose markup a terminal does not render)."""
+
+    def _format_text(self, text: str) -> str:
+        return super()._format_text(_LITERAL.sub(r"\1", text))
+
+    def _expand_help(self, action: argparse.Action) -> str:
+        return _LITERAL.sub(r"\1", super()._expand_help(action))
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Every subcommand's flags, generated from its argument dataclass (a class's first
     docstring line is the subcommand's help, the whole docstring its description)."""
-    parser = argparse.ArgumentParser(prog="cardarena", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="cardarena", description=__doc__.split("\n\n")[0], formatter_class=PlainHelp
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     subcommands: list[tuple[str, type, Callable[..., int]]] = [
         ("list", ListArgs, listing.cmd_list),
@@ -102,7 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
         short, whole = summary(schema)
         if name == "train":
             short = "train a MaskablePPO agent (checkpoints, --resume, --selfplay league)"
-        command = commands.add_parser(name, help=short, description=whole)
+        command = commands.add_parser(
+            name, help=short, description=whole, formatter_class=PlainHelp
+        )
         if name == "bench":
             add_bench_arguments(command)  # with its own notes (the env list)
         elif name == "train":

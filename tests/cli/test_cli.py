@@ -61,6 +61,7 @@ def test_help_on_every_subcommand(command, capsys):
     assert stop.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith(f"usage: cardarena{''.join(' ' + c for c in command)}")
+    assert "``" not in out, "docstring markup reached the terminal"
 
 
 def test_help_everywhere_through_the_console_script():
