@@ -42,6 +42,17 @@ class EnvData:
         return self.agent_names.index(seat)
 
 
+def check_rows_have_actions(masks: np.ndarray) -> None:
+    """Refuse a batch of rows in which one has no legal action, naming the first such row: a
+    vector heuristic is asked only for the seat to act, whose mask always has one."""
+    empty = np.flatnonzero(~np.asarray(masks, np.bool_).any(axis=1))
+    if empty.size:
+        raise ValueError(
+            f"row {int(empty[0])} has no legal action (all-False mask): only the seat to act "
+            "may be asked for an action"
+        )
+
+
 def choose(
     actions: Sequence[int] | np.ndarray,
     scores: Sequence[float] | np.ndarray,

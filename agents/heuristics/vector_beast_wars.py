@@ -38,6 +38,7 @@ from cardarena.envs.core.moved import deprecate
 
 from ..base import EnvSpec
 from .beast_wars import BeastWarsStrategy
+from .common import check_rows_have_actions
 
 #: ``choose``'s default tolerance: scores this close to the best are ties.
 TOLERANCE = 1e-9
@@ -370,9 +371,7 @@ class VectorBeastWarsHeuristic:
         rng: np.random.Generator,
     ) -> np.ndarray:
         """int64 ``[M]``: one action per row (``seats[i]`` to act), ties broken with ``rng``."""
-        empty = np.flatnonzero(~np.asarray(masks, np.bool_).any(axis=1))
-        if empty.size:
-            raise ValueError(f"row {int(empty[0])} has no legal action (all-False mask)")
+        check_rows_have_actions(masks)
         scores = self.scores(observations, masks, seats)
         return best_actions(scores, rng.random(scores.shape[0]), TOLERANCE)
 

@@ -26,7 +26,7 @@ from cardarena.envs.core.moved import deprecate
 
 from ..base import EnvSpec
 from .cardline import PRIOR_WEIGHT
-from .common import EnvData
+from .common import EnvData, check_rows_have_actions
 
 #: ``choose``'s default tolerance: scores this close to the best are ties.
 TOLERANCE = 1e-9
@@ -166,8 +166,7 @@ class VectorCardlineHeuristic:
         observations = np.ascontiguousarray(observations, np.float32)
         masks = np.ascontiguousarray(masks, np.bool_)
         rows = observations.shape[0]
-        if not masks.any(axis=1).all():
-            raise ValueError("every row needs a legal action (the seat to act's mask)")
+        check_rows_have_actions(masks)
         held = self._playable(observations, masks)
         if rng is None:
             rng = np.random.default_rng()

@@ -23,7 +23,7 @@ from cardarena.envs.core.moved import deprecate
 from cardarena.envs.ironman_war.rules import CONCEDE, NUM_ACTIONS, NUM_BATTLES, SHIELD_BASE
 
 from ..base import EnvSpec
-from .common import EnvData
+from .common import EnvData, check_rows_have_actions
 from .ironman_war import STRIKE, WORTH, battle_worth
 
 COMMIT, PLAY_OR_CONCEDE, STANDOFF_PLAY, SHIELD_TARGET = range(4)
@@ -344,12 +344,7 @@ class VectorIronManWarHeuristic:
         rows = observations.shape[0]
         seats = np.asarray(seats, np.int64)
         slots = np.arange(rows, dtype=np.int64) if slots is None else np.asarray(slots, np.int64)
-        empty = ~masks.any(axis=1)
-        if empty.any():
-            raise ValueError(
-                f"row {int(np.flatnonzero(empty)[0])} has no legal action (all-False mask): "
-                "only the seat to act may be asked for an action"
-            )
+        check_rows_have_actions(masks)
         self._ensure(int(slots.max()) + 1 if rows else 0)
         out = np.zeros(rows, np.int64)
         _act_kernel(

@@ -17,7 +17,7 @@ from cardarena.envs.core.moved import deprecate
 from cardarena.envs.promise_war.rules import TIEBREAK
 
 from ..base import EnvSpec
-from .common import EnvData
+from .common import EnvData, check_rows_have_actions
 
 
 class VectorPromiseWarHeuristic:
@@ -52,8 +52,7 @@ class VectorPromiseWarHeuristic:
         masks = np.asarray(masks, np.bool_)
         if rows == 0:
             return np.zeros(0, np.int64)
-        if not masks.any(axis=1).all():
-            raise ValueError("every row needs a legal action (the seat to act's mask)")
+        check_rows_have_actions(masks)
         seats = np.asarray(seats, np.int64)
         phase = observations[:, self._phase]
         tiebreak = np.argmax(phase, axis=1) == TIEBREAK

@@ -317,3 +317,20 @@ def test_a_vector_heuristic_gives_no_actions_for_no_rows(env_name):
     none = np.zeros(0, np.int64)
     actions = heuristic.act(observations, masks, none, none, np.random.default_rng(0))
     assert actions.shape == (0,) and actions.dtype == np.int64
+
+
+@pytest.mark.parametrize(
+    "env_name", ["promise_war_v0", "ironman_war_v0", "cardline_v0", "beast_wars_v0"]
+)
+def test_a_vector_heuristic_names_the_first_row_without_a_legal_action(env_name):
+    """Every game's vector heuristic refuses such a batch the same way, naming the row."""
+    from cardarena.envs.vector import make_vec
+
+    batch = make_vec(env_name, 6, seed=3).reset()
+    observations = np.array(batch.raw_observation)
+    masks = np.array(batch.action_mask)
+    masks[[2, 4]] = False
+    heuristic = vector_heuristic(EnvSpec(env_name))
+    seats = np.array(batch.current_player)
+    with pytest.raises(ValueError, match=r"^row 2 has no legal action \(all-False mask\)"):
+        heuristic.act(observations, masks, seats, np.arange(6), np.random.default_rng(0))
