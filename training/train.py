@@ -11,8 +11,9 @@ Flags a backend does not use are named in a warning rather than silently dropped
 from __future__ import annotations
 
 import warnings
-from importlib.util import find_spec
 from pathlib import Path
+
+from cardarena.envs.core import has_module
 
 from .league import LEAGUE_FILE, restore_loss_rates, save_loss_rates
 from .resume import LEAGUE_SETTINGS, read_step, resume_point
@@ -26,13 +27,6 @@ from .train_args import (
     flag_of,
     ignored_by,
 )
-
-
-def _has(module: str) -> bool:
-    try:
-        return find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def train(args: TrainArgs) -> Path:
@@ -64,7 +58,7 @@ def _warn_ignored(args: TrainArgs, backend: str, why: str) -> None:
 
 def _train_rllib(args: TrainArgs) -> Path:
     """``--backend rllib``: hand over to ``cardarena.training.rllib`` (imported only here)."""
-    if not _has("ray"):
+    if not has_module("ray"):
         raise SystemExit(
             "--backend rllib needs the 'rllib' extra (ray is missing), in a venv of its own "
             "since Ray pins its own gymnasium: make .venv-rllib/.installed in the cardarena "

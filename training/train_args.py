@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from cardarena.envs import ENVS
-from cardarena.envs.core import InvalidConfigError, check_seed
+from cardarena.envs.core import InvalidConfigError, check_seed, has_module
 from cardarena.envs.core.aec import config_keys
 
 from .defaults import (
@@ -448,7 +448,7 @@ def add_arguments(parser: Any) -> None:
         "Writes out/checkpoints/step_N, out/latest, out/eval.jsonl and "
         "out/logs/run_*/progress.csv; "
         "TensorBoard logs too when the tensorboard package is installed "
-        f"({'installed' if _has_module('tensorboard') else 'not installed'} here)."
+        f"({'installed' if has_module('tensorboard') else 'not installed'} here)."
     )
 
 
@@ -457,15 +457,6 @@ def args_from_namespace(ns: Any) -> TrainArgs:
     return TrainArgs(
         **{f.name: getattr(ns, f.name) for f in fields(TrainArgs) if hasattr(ns, f.name)}
     )
-
-
-def _has_module(module: str) -> bool:
-    from importlib.util import find_spec
-
-    try:
-        return find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
 
 
 __all__ = [

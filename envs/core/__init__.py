@@ -15,6 +15,7 @@ from .errors import (
     IllegalActionError,
     InvalidConfigError,
     UnknownAgentError,
+    has_module,
     install_hint,
 )
 from .game import NO_PLAYER, CheckedActions, Game, GameState, RulesState
@@ -53,6 +54,7 @@ __all__ = [
     "check_seed",
     "coerce_action",
     "env_metadata",
+    "has_module",
     "install_hint",
     "load_table",
     "per_player",

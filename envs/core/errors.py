@@ -29,6 +29,16 @@ class UnknownAgentError(CardArenaError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+def has_module(name: str) -> bool:
+    """Whether the optional module ``name`` can be imported (without importing it)."""
+    from importlib.util import find_spec
+
+    try:
+        return find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def install_hint(extra: str) -> str:
     """How to add the optional ``extra``, for every "needs the X extra" message. cardarena is
     installed from its clone (``make`` builds ``.venv`` there; it is on no package index), and

@@ -209,7 +209,7 @@ def test_resume_refuses_other_league_flags(tmp_path):
 def test_backend_rllib_warns_about_the_flags_it_ignores(tmp_path, monkeypatch):
     from cardarena.training import train as train_module
 
-    monkeypatch.setattr(train_module, "_has", lambda module: True)
+    monkeypatch.setattr(train_module, "has_module", lambda module: True)
     called = {}
 
     def train_from_args(args):  # stands in for the Ray run

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
-from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ import numpy as np
 from cardarena.agents import EnvSpec, MaskablePolicyAgent
 from cardarena.agents.numpy_policy import NumpyPolicyAgent, from_sb3_policy
 from cardarena.envs import make
-from cardarena.envs.core import InvalidConfigError
+from cardarena.envs.core import InvalidConfigError, has_module
 from cardarena.evaluation.evaluate import evaluate
 
 from ..checkpoint import capture_rng_state, rebuild_model, restore_rng_state
@@ -31,13 +30,6 @@ from ..run_lock import RunLock
 from ..single_agent import SingleAgentEnv
 from ..train_args import TrainArgs
 from .model import SB3Learner, build_model
-
-
-def _has(module: str) -> bool:
-    try:
-        return find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def train_sb3(args: TrainArgs) -> Path:
@@ -52,7 +44,7 @@ def train_sb3(args: TrainArgs) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     with RunLock(out):
         run = SB3Run(args, out, torch, DummyVecEnv)
-        formats = ["csv"] + (["tensorboard"] if _has("tensorboard") else [])
+        formats = ["csv"] + (["tensorboard"] if has_module("tensorboard") else [])
         run.model.set_logger(configure(str(out / "logs" / f"run_{run.start_step}"), formats))
         return run.train()
 
@@ -109,7 +101,7 @@ class SB3Run(Run):
             self.model.learn(
                 total_timesteps=remaining,
                 reset_num_timesteps=self.checkpoint is None,
-                progress_bar=self.args.progress and _has("tqdm") and _has("rich"),
+                progress_bar=self.args.progress and has_module("tqdm") and has_module("rich"),
             )
 
     def _after_sb3_update(self) -> None:
