@@ -196,20 +196,45 @@ class _RiggedShuffle:
 
 
 _SCALARS = ("phase", "to_act", "first_player", "turn", "winner", "last_battle", "_returns")
-_ARRAYS = ("owner", "board", "location", "faces", "card_counts")
+_ARRAYS = ("owner", "board", "location", "faces", "card_counts", "_numbers")
+#: Not compared: the generator (the batch's streams are its own) and the configuration
+#: (compared as a whole below).
+_UNCOMPARED = {"_rng", "game"}
 _LISTS = ("_deck", "teams", "placed", "board_counts", "reserve_counts")
 
 
 def _differences(expected: BeastWarsState, actual: BeastWarsState) -> str | None:
-    """The first field in which ``actual`` differs from ``expected`` (None: all equal)."""
+    """The first field in which ``actual`` differs from ``expected`` (None: all equal): the
+    same fields, scalars and lists of the same types (``True`` is not ``1``), arrays of the
+    same dtype, shape and values."""
+    want_fields, got_fields = set(vars(expected)) - _UNCOMPARED, set(vars(actual)) - _UNCOMPARED
+    if want_fields != got_fields:
+        return f"fields differ: {sorted(want_fields ^ got_fields)} present in only one state"
+    unknown = want_fields - set(_SCALARS + _LISTS + _ARRAYS)
+    if unknown:  # a field the rules gained: it must be compared, not skipped
+        return f"fields {sorted(unknown)} are not compared (add them to the bridge's lists)"
     for name in _SCALARS + _LISTS:
         want, got = getattr(expected, name), getattr(actual, name)
-        if want != got:
+        if not _same(want, got):
             return f"{name}: expected {want!r}, got {got!r}"
     for name in _ARRAYS:
         want, got = getattr(expected, name), getattr(actual, name)
-        if want.shape != got.shape or not np.array_equal(want, got):
-            return f"{name}: expected {want.tolist()}, got {got.tolist()}"
+        if not (
+            isinstance(got, np.ndarray)
+            and want.dtype == got.dtype
+            and want.shape == got.shape
+            and np.array_equal(want, got)
+        ):
+            return f"{name}: expected {want!r}, got {got!r}"
     if actual.game != expected.game:
         return "game: another configuration"
     return None
+
+
+def _same(want: Any, got: Any) -> bool:
+    """Equal, and of the same type all the way down (lists and tuples element by element)."""
+    if type(want) is not type(got):
+        return False
+    if isinstance(want, (list, tuple)):
+        return len(want) == len(got) and all(_same(a, b) for a, b in zip(want, got, strict=True))
+    return bool(want == got)

@@ -25,9 +25,8 @@ from cardarena.envs.vector.front import BatchEnv
 
 GAMES = ("cardline_v0", "promise_war_v0", "beast_wars_v0", "ironman_war_v0")
 CASES = [case for case in vector_cases() if case[0] in GAMES]
-#: The fields ``state_difference`` leaves out: generators, and Beast Wars' copy of its game's
-#: character numbers (``game`` itself is compared).
-UNCOMPARED = {"rng", "_rng", "game", "_numbers"}
+#: The fields ``state_difference`` leaves out: the generators (``game`` is compared whole).
+UNCOMPARED = {"rng", "_rng", "game"}
 #: Cardline's card places, which must agree with ``where``: planted together further down.
 LINKED = {"cardline_v0": {"hands", "pile", "box", "where"}}
 
@@ -248,7 +247,7 @@ def test_state_difference_names_each_planted_difference(env_name):
     assert planted_fields == compared
 
 
-@pytest.mark.parametrize("env_name", ["cardline_v0", "promise_war_v0", "ironman_war_v0"])
+@pytest.mark.parametrize("env_name", GAMES)
 def test_state_difference_names_an_array_of_another_kind(env_name):
     """An array field must match in dtype too, and a list is not an array."""
     differ = vector_rules_class(env_name).state_difference
@@ -266,7 +265,7 @@ def test_state_difference_names_an_array_of_another_kind(env_name):
             assert message is not None and name in message, (name, message)
 
 
-@pytest.mark.parametrize("env_name", ["cardline_v0", "promise_war_v0", "ironman_war_v0"])
+@pytest.mark.parametrize("env_name", GAMES)
 def test_state_difference_names_a_field_present_in_only_one_state(env_name):
     differ = vector_rules_class(env_name).state_difference
     state = game_states(env_name)[1]
@@ -668,3 +667,22 @@ def test_ironman_set_state_holds_a_deck_as_long_as_its_arrays():
             bridge.set_state(rules, 1, full)
         np.testing.assert_array_equal(rules.S, before[0])
         np.testing.assert_array_equal(rules.piles, before[1])
+
+
+def test_beast_wars_state_difference_compares_types_not_only_values():
+    """A number of another type (``1.0`` or ``True`` for ``1``), in a field or inside a list,
+    is a difference: the engine must give back the rules' own types."""
+    differ = vector_rules_class("beast_wars_v0").state_difference
+    state = next(s for s in game_states("beast_wars_v0") if s._deck and s.placed)
+    for name in ("turn", "to_act", "first_player"):
+        actual = state.clone()
+        setattr(actual, name, float(getattr(state, name)))
+        message = differ(state, state, actual)
+        assert message is not None and message.startswith(name), (name, message)
+    for name in ("_deck", "placed"):
+        actual = state.clone()
+        values = list(getattr(state, name))
+        values[0] = float(values[0])
+        setattr(actual, name, type(getattr(state, name))(values))
+        message = differ(state, state, actual)
+        assert message is not None and message.startswith(name), (name, message)
