@@ -332,3 +332,17 @@ def test_observations_skip_a_slot_without_a_seat_and_write_every_slot_after_it(e
         raw.set_state(venv.state_of(slot))
         agent = raw.possible_agents[seats[slot]]
         np.testing.assert_array_equal(out[slot], raw.observe(agent)["observation"])
+
+
+def test_the_action_checks_options_are_keywords_only():
+    """``flatten``, ``seats`` and ``who`` change what is accepted and how a refusal reads; a
+    positional ``True`` must not be taken for one of them."""
+    venv = make_vec("promise_war_v0", 2, seed=0)
+    batch = venv.reset()
+    actions = random_legal_actions(batch.action_mask, np.random.default_rng(0))
+    skip = np.zeros(2, np.bool_)
+    out = np.zeros(2, np.int64)
+    with pytest.raises(TypeError):
+        venv.check_actions(actions, batch.action_mask, skip, out, True)  # type: ignore[misc]
+    checked = venv.check_actions(actions, batch.action_mask, skip, out, flatten=True)
+    assert checked is out and out.tolist() == list(actions)
