@@ -331,3 +331,13 @@ def test_a_resume_brings_latest_up_with_its_magnet(tmp_path):
     copied, saved = load_checkpoint(out / "latest").magnet, load_checkpoint(newest).magnet
     assert copied is not None and saved is not None
     assert all(np.array_equal(copied[k], saved[k]) for k in saved)
+
+
+def test_a_resumed_uniform_magnet_run_ends_with_the_uninterrupted_runs_network(tmp_path):
+    """The uniform magnet keeps nothing in a checkpoint (no ``magnet.npz``), so a resume must
+    take the magnet's absence as "nothing to load", not as something to load."""
+    whole = load_checkpoint(_train(tmp_path / "whole", 7 * ROLLOUT, magnet="uniform"))
+    _train(tmp_path / "parts", 4 * ROLLOUT, magnet="uniform")
+    parts = load_checkpoint(_train(tmp_path / "parts", 7 * ROLLOUT, resume=True, magnet="uniform"))
+    assert whole.magnet is None and parts.magnet is None
+    assert all(np.array_equal(whole.network[k], parts.network[k]) for k in whole.network)
