@@ -33,7 +33,7 @@ from cardarena.envs.core.kernels import random_legal_actions
 from cardarena.envs.core.moved import deprecate
 
 from .base import Agent, EnvSpec, choose, needs_state
-from .heuristics import has_heuristic
+from .heuristics import HeuristicAgent, has_heuristic
 from .numpy_policy import ACTIVATIONS, NumpyPolicy, NumpyPolicyAgent
 from .policy_agent import MaskablePolicyAgent
 from .pretrained import PretrainedAgent
@@ -357,9 +357,10 @@ def _random_form(agent: Agent, env_spec: EnvSpec) -> VectorAgent:
     return VectorRandom()
 
 
-def _heuristic_form(agent: Agent, env_spec: EnvSpec) -> VectorAgent:
+def _heuristic_form(agent: Agent, env_spec: EnvSpec) -> VectorAgent | None:
     if not has_heuristic(env_spec.name):
-        copy.deepcopy(agent).start_game("", env_spec)  # raises, naming the envs it plays
+        heuristic: HeuristicAgent = copy.deepcopy(agent)  # type: ignore[assignment]
+        heuristic.start_game("", env_spec)  # raises, naming the envs it plays
     return vector_heuristic(env_spec)
 
 
@@ -372,15 +373,15 @@ def _pretrained_form(agent: Agent, env_spec: EnvSpec) -> VectorAgent:
 def _saved_policy_form(agent: Agent, env_spec: EnvSpec) -> VectorAgent | None:
     """An exported policy, a checkpoint or a saved SB3 model, as the numpy policy it plays
     (None: a model only torch can run, ``trust_pickle`` with a custom network)."""
-    loaded = copy.deepcopy(agent)
+    loaded: Any = copy.deepcopy(agent)
     numpy_agent = isinstance(loaded, NumpyPolicyAgent)
     if not numpy_agent or loaded.policy is None:
         seat = env_spec.make_raw().possible_agents[0]
-        loaded.start_game(seat, env_spec)  # type: ignore[attr-defined]
+        loaded.start_game(seat, env_spec)
     policy = getattr(loaded, "policy" if numpy_agent else "_policy", None)
     if not isinstance(policy, NumpyPolicy):
         return None
-    return _policy_for(policy, env_spec, loaded.deterministic)  # type: ignore[attr-defined]
+    return _policy_for(policy, env_spec, loaded.deterministic)
 
 
 #: Why the kinds without a vector form play row by row (each a scalar call per game).
