@@ -14,21 +14,15 @@ from typing import Any
 
 import numpy as np
 import pytest
+
+# DECK: sixteen cards (one padded row of the engine's card arrays), ties Bee = Fox and Cat =
+# Newt; ``w`` reverses the order, so a fixed characteristic has a first and a last to choose.
+from test_cardline_vector import DECK, ENV, VALUES
 from vector_checks import check_against_reference
 
 from cardarena.envs import make_raw
 from cardarena.envs.cardline.vector import VectorCardline
 from cardarena.envs.vector import make_vec
-
-ENV = "cardline_v0"
-VALUES = {
-    "Ant": 10, "Bee": 20, "Cat": 30, "Dog": 40, "Eel": 50, "Fox": 20, "Gnu": -5, "Hen": 0.5,
-    "Ibis": 60, "Jay": 70, "Kiwi": 80, "Lynx": 90, "Mole": 100, "Newt": 30, "Owl": 110,
-    "Pig": 120,
-}  # fmt: skip
-#: Sixteen cards (one padded row of the engine's card arrays), ties Bee = Fox and Cat = Newt;
-#: ``w`` reverses the order, so a fixed characteristic has a first and a last to choose.
-DECK = [{"name": name, "colour": "animal", "v": v, "w": -v} for name, v in VALUES.items()]
 
 
 def dealt(config: dict[str, Any], hands: list[list[str]], initial: str, pile: list[str]) -> Any:
