@@ -16,7 +16,7 @@ RLLIB_PY := $(RLLIB_VENV)/bin/python
 AGILERL_VENV ?= .venv-agilerl
 AGILERL_PY := $(AGILERL_VENV)/bin/python
 
-.PHONY: demo test test-rllib test-agilerl lint bench clean browser mutate docs
+.PHONY: demo test test-rllib test-agilerl lint bench clean browser mutate mutate-status docs
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -112,16 +112,22 @@ bench: $(VENV)/.installed-dev
 # Mutation testing (not in CI: hours for every module). cosmic-ray mutates each module of
 # scripts/mutation.toml in copies of the repo and runs the tests mapped to it there; the report
 # is kept in docs/mutation/ (docs/contributing.md). MODULE=path runs one module, JOBS copies run
-# at once (nice'd: the machine stays usable), RECHECK=1 reruns only the kept survivors.
+# at once (nice'd: the machine stays usable), RECHECK=1 reruns only the kept survivors,
+# CHANGED=1 only the mutants of lines changed since the kept run (merged into it).
+# `make mutate-status` lists which kept reports are of today's source (it runs no mutant).
 MODULE ?=
 JOBS ?= 2
 RECHECK ?=
 SESSIONS ?=
 RESUME ?=
+CHANGED ?=
 mutate: $(VENV)/.installed-dev
 	nice -n 10 $(PY) scripts/mutants.py --jobs $(JOBS) $(if $(MODULE),--module $(MODULE)) \
 		$(if $(RECHECK),--recheck) $(if $(SESSIONS),--sessions $(SESSIONS)) \
-		$(if $(RESUME),--resume)
+		$(if $(RESUME),--resume) $(if $(CHANGED),--changed)
+
+mutate-status: $(VENV)/.installed-dev
+	$(PY) scripts/mutants.py --status $(if $(MODULE),--module $(MODULE))
 
 clean:
 	rm -rf $(VENV) $(RLLIB_VENV) $(RLLIB_VENV).log $(AGILERL_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

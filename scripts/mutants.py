@@ -19,6 +19,9 @@ what this repo needs and keeps the result:
 ``--recheck`` runs only the kept survivors of a module again (each re-made with ``cosmic-ray
 apply``), after a test was written for them: those it kills are reported as killed by it.
 
+``--status`` runs nothing: it lists each module's kept report and whether the module's source
+is still the one mutated (each result keeps its SHA-256), exit 1 while one is not.
+
 ``--planted FILE`` runs hand-written realistic bugs instead (scripts/planted_bugs.json: a list
 of ``{"name", "file", "old", "new"}``, ``old`` found exactly once in ``file``), which
 cosmic-ray's operators cannot write.
@@ -28,6 +31,7 @@ Usage::
     python scripts/mutants.py [--module web/configs.py ...] [--jobs 2] [--repo DIR]
     python scripts/mutants.py --module web/configs.py --recheck
     python scripts/mutants.py --planted scripts/planted_bugs.json
+    python scripts/mutants.py --status     # which kept reports are of today's source
 """
 
 from __future__ import annotations
@@ -50,11 +54,12 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import tomllib
+from mutation_changes import Mutant, merge, touches_change, unchanged_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "scripts" / "mutation.toml"
@@ -160,20 +165,47 @@ def skip_annotation_mutants(session: Path, source: str) -> int:
     """Mark the pending mutants inside annotations as skipped (cosmic-ray's filters do the same
     for operators and pragmas: a result row saying why); how many."""
     inside = annotation_lines(source)
+    return skip_mutants(session, "Inside a type annotation", lambda _: False, positions=inside)
+
+
+def skip_mutants(
+    session: Path,
+    why: str,
+    chosen: Callable[[Mutant], bool],
+    positions: set[tuple[int, int]] | None = None,
+) -> int:
+    """Mark the pending mutants that ``chosen`` picks (or that start at one of ``positions``,
+    (row, column) pairs) as skipped, with ``why``; how many."""
     skipped = 0
     with contextlib.closing(sqlite3.connect(session)) as db:
-        rows = db.execute("SELECT job_id, start_pos_row, start_pos_col FROM mutation_specs")
-        for job_id, row, col in rows.fetchall():
+        rows = db.execute(
+            "SELECT job_id, operator_name, occurrence, start_pos_row, start_pos_col, end_pos_row"
+            " FROM mutation_specs"
+        )
+        for job_id, operator, occurrence, row, col, end in rows.fetchall():
             done = db.execute("SELECT 1 FROM work_results WHERE job_id = ?", (job_id,))
-            if (row, col) in inside and done.fetchone() is None:
+            mutant = Mutant(operator.removeprefix("core/"), occurrence, row, end)
+            picked = chosen(mutant) or (positions is not None and (row, col) in positions)
+            if picked and done.fetchone() is None:
                 db.execute(
                     "INSERT INTO work_results (worker_outcome, output, test_outcome, diff, job_id)"
-                    " VALUES ('SKIPPED', 'Inside a type annotation', NULL, NULL, ?)",
-                    (job_id,),
+                    " VALUES ('SKIPPED', ?, NULL, NULL, ?)",
+                    (why, job_id),
                 )
                 skipped += 1
         db.commit()
     return skipped
+
+
+def session_mutants(session: Path) -> list[Mutant]:
+    """The mutants of a session that are not skipped (run, or still to run)."""
+    with contextlib.closing(sqlite3.connect(session)) as db:
+        rows = db.execute(
+            "SELECT s.operator_name, s.occurrence, s.start_pos_row, s.end_pos_row"
+            " FROM mutation_specs s LEFT JOIN work_results r ON r.job_id = s.job_id"
+            " WHERE r.worker_outcome IS NULL OR r.worker_outcome != 'SKIPPED'"
+        ).fetchall()
+    return [Mutant(op.removeprefix("core/"), occ, start, end) for op, occ, start, end in rows]
 
 
 def free_port() -> int:
@@ -252,15 +284,17 @@ def cosmic_ray_config(
 
 
 def run_module(
-    config: dict, module: str, copies: list[Path], workdir: Path, resume: bool = False
-) -> dict:
+    config: dict, module: str, copies: list[Path], workdir: Path, resume: bool = False,
+    kept_lines: set[int] | None = None,
+) -> dict:  # fmt: skip
     """Every mutant of ``module``: baseline, init, filters, exec; the results as a dict.
 
     The session (``<module>.sqlite`` in ``workdir``) records each mutant's outcome as it
     comes. With ``resume``, a session left there by a run that stopped (for the same source
     and test command, ``<module>.json``) goes on with the mutants not yet run, and the time
     per mutant counts the stopped run's time too; a session of another source or command is
-    started anew, saying so."""
+    started anew, saying so. With ``kept_lines`` (``--changed``), only the mutants touching
+    another line run; the rest are skipped, their outcomes kept from the last run."""
     settings, table = config["run"], config["modules"][module]
     env_extra = dict(settings.get("env", {}))
     command = test_command(config, table)
@@ -282,6 +316,8 @@ def run_module(
     ledger = workdir / f"{slug}.json"
     source = (copies[0] / module).read_text()
     identity = {"source_sha256": hashlib.sha256(source.encode()).hexdigest(), "command": command}
+    if kept_lines is not None:
+        identity["kept_lines"] = sorted(kept_lines)
     before = resumable(session, ledger, identity) if resume else None
     if before is None:
         session.unlink(missing_ok=True)
@@ -299,6 +335,12 @@ def run_module(
             )  # fmt: skip
             annotations = skip_annotation_mutants(session, source)
             print(f"   {annotations} mutants inside annotations skipped", file=sys.stderr)
+            if kept_lines is not None:
+                unchanged = skip_mutants(
+                    session, "On a line unchanged since the kept run",
+                    lambda mutant: not touches_change(mutant, kept_lines),
+                )  # fmt: skip
+                print(f"   {unchanged} mutants on unchanged lines skipped", file=sys.stderr)
         else:
             print(f"   resumed: {before['done']} of {before['total']} mutants already run",
                   file=sys.stderr)  # fmt: skip
@@ -314,8 +356,78 @@ def run_module(
     dump = subprocess.run(
         [cosmic, "dump", str(session)], cwd=copies[0], check=True, capture_output=True, text=True
     ).stdout
-    source_lines = (copies[0] / module).read_text().splitlines()
-    return summarize(module, command, dump, source_lines, baseline_seconds, seconds, len(copies))
+    result = summarize(
+        module, command, dump, source.splitlines(), baseline_seconds, seconds, len(copies)
+    )
+    return {**result, "source_sha256": identity["source_sha256"]}
+
+
+def run_changed(
+    config: dict, module: str, copies: list[Path], workdir: Path, reports: Path, repo: Path,
+    resume: bool = False,
+) -> dict | None:  # fmt: skip
+    """The kept result of ``module`` brought to today's source by running only the mutants on
+    changed lines (scripts/mutation_changes.py); None when the source is the one kept."""
+    kept = json.loads((reports / "results.json").read_text())[module]
+    new_source = (copies[0] / module).read_text()
+    old_source = kept_source(repo, reports, module, kept)
+    if old_source == new_source:
+        print(f"== {module}: the source is the one of its kept run; nothing to run",
+              file=sys.stderr)  # fmt: skip
+        return None
+    mapping = unchanged_lines(old_source, new_source)
+    fresh = run_module(config, module, copies, workdir, resume, set(mapping.values()))
+    old_mutants = mutants_of(config, module, old_source, copies[0], workdir)
+    new_mutants = mutants_of(config, module, new_source, copies[0], workdir)
+    merged = merge(kept, fresh, old_source, new_source, old_mutants, new_mutants)
+    return {**merged, "source_sha256": fresh["source_sha256"]}
+
+
+def kept_source(repo: Path, reports: Path, module: str, kept: dict) -> str:
+    """The text the kept result mutated: the version in the module's git history with the
+    kept digest, or (a result kept before digests were) the module at its report's last commit."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", *args], cwd=repo, check=True, capture_output=True, text=True
+        ).stdout
+
+    digest = kept.get("source_sha256")
+    if digest is None:
+        slug = module.removesuffix(".py").replace("/", ".")
+        commit = git("log", "-1", "--format=%H", "--", in_repo(reports / f"{slug}.md"))
+        if not commit.strip():
+            raise SystemExit(f"{module}: its report is not committed, so its source is unknown")
+        return git("show", f"{commit.strip()}:{module}")
+    if source_digest(repo / module) == digest:
+        return (repo / module).read_text()
+    for commit in git("log", "--format=%H", "--", module).split():
+        text = git("show", f"{commit}:{module}")
+        if hashlib.sha256(text.encode()).hexdigest() == digest:
+            return text
+    raise SystemExit(f"{module}: no commit holds the source its kept run mutated: rerun it whole")
+
+
+def mutants_of(config: dict, module: str, text: str, copy: Path, workdir: Path) -> list[Mutant]:
+    """The mutants cosmic-ray makes of ``text`` as ``module`` (after the operator filter and
+    the annotation skip, as in a run): an init in ``copy``, whose file is then put back."""
+    path = copy / module
+    original = path.read_text()
+    slug = module.removesuffix(".py").replace("/", ".")
+    session, cr_config = workdir / f"{slug}.count.sqlite", workdir / f"{slug}.count.toml"
+    session.unlink(missing_ok=True)
+    cr_config.write_text(cosmic_ray_config(config, module, "true", 1.0, []))
+    try:
+        path.write_text(text)
+        subprocess.run([str(BIN / "cosmic-ray"), "init", str(cr_config), str(session)],
+                       cwd=copy, check=True, capture_output=True)  # fmt: skip
+        subprocess.run([str(BIN / "cr-filter-operators"), str(session), str(cr_config)],
+                       cwd=copy, check=True, capture_output=True)  # fmt: skip
+        skip_annotation_mutants(session, text)
+        return session_mutants(session)
+    finally:
+        path.write_text(original)
+        session.unlink(missing_ok=True)
 
 
 def resumable(session: Path, ledger: Path, identity: dict) -> dict | None:
@@ -520,6 +632,12 @@ def recheck(config: dict, module: str, copies: list[Path], reports: Path) -> dic
     tests (after a new test was written for them), each re-made with ``cosmic-ray apply``;
     the kept result, updated."""
     kept = json.loads((reports / "results.json").read_text())[module]
+    digest = kept.get("source_sha256")
+    if digest is not None and digest != source_digest(copies[0] / module):
+        raise SystemExit(
+            f"{module} changed since its run: run --changed or a whole run first (--recheck "
+            "reruns only the survivors, so the killed mutants would be of other code)"
+        )
     reasons = load_reasons(reports / "equivalent.toml")
     listed = [s for s in kept["survivors"] if reason_for(s, module, reasons) is not None]
     kept["survivors"] = [s for s in kept["survivors"] if s not in listed]
@@ -574,6 +692,65 @@ def recheck(config: dict, module: str, copies: list[Path], reports: Path) -> dic
     kept["command"] = command.replace(shlex.quote(sys.executable), "python", 1)
     kept["rechecked"] = datetime.date.today().isoformat()
     return kept
+
+
+def source_digest(path: Path) -> str:
+    """The SHA-256 of a module's text: what a kept result was measured on."""
+    return hashlib.sha256(path.read_text().encode()).hexdigest()
+
+
+def report_states(config: dict, reports: Path, repo: Path) -> list[tuple[str, str, str]]:
+    """Each module of the config with its kept report's date and whether the report is of
+    today's source: (module, date or "-", state).
+
+    A result keeps the digest of the source it mutated, so "current" and "source changed"
+    are exact. Results kept before digests were have none: for those git says whether the
+    module's last commit came after its report's last commit (the run then predates the code)."""
+    store = reports / "results.json"
+    kept = json.loads(store.read_text()) if store.is_file() else {}
+    states = []
+    for module in config["modules"]:
+        result = kept.get(module)
+        if result is None:
+            states.append((module, "-", "never run"))
+            continue
+        digest = result.get("source_sha256")
+        if digest is not None:
+            same = (repo / module).is_file() and digest == source_digest(repo / module)
+            state = "current" if same else "source changed since the run"
+        else:
+            slug = module.removesuffix(".py").replace("/", ".")
+            state = (
+                "no digest; by git history: "
+                + ("current" if committed_after(repo, reports / f"{slug}.md", module)
+                   else "source changed since the report")
+            )  # fmt: skip
+        states.append((module, result["date"], state))
+    return states
+
+
+def in_repo(path: Path) -> str:
+    """``path`` relative to this repo, as a git pathspec for any clone of it."""
+    resolved = path.resolve()
+    return str(resolved.relative_to(ROOT)) if resolved.is_relative_to(ROOT) else str(resolved)
+
+
+def committed_after(repo: Path, report: Path, module: str) -> bool:
+    """True when the module's last commit is the report's last commit or one of its ancestors."""
+
+    def last(path: str) -> str:
+        return subprocess.run(
+            ["git", "log", "-1", "--format=%H", "--", path], cwd=repo, check=True,
+            capture_output=True, text=True,
+        ).stdout.strip()  # fmt: skip
+
+    report_commit, module_commit = last(in_repo(report)), last(module)
+    if not report_commit or not module_commit:
+        return False
+    ancestor = subprocess.run(
+        ["git", "merge-base", "--is-ancestor", module_commit, report_commit], cwd=repo
+    )
+    return ancestor.returncode == 0
 
 
 # ----------------------------------------------------------------------------- planted bugs
@@ -639,6 +816,16 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="with --sessions: go on with a stopped run's mutants (same source and tests)",
     )
+    parser.add_argument(
+        "--changed",
+        action="store_true",
+        help="run only the mutants on lines changed since the kept run and merge the result",
+    )
+    parser.add_argument(
+        "--status",
+        action="store_true",
+        help="list every module's kept report and whether it is of today's source; run nothing",
+    )
     args = parser.parse_args(argv)
     # A TERM (or an INT where a shell ignores it) ends the run through the finally blocks
     # below: the http-workers stopped, the copies removed.
@@ -649,6 +836,13 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"not in {args.config}: {', '.join(unknown)} (add its tests there)")
 
+    if args.status:
+        states = report_states(config, args.reports, args.repo.resolve())
+        width = max(len(module) for module in modules)
+        for module, date, state in states:
+            if module in modules:
+                print(f"{module:<{width}}  {date:<10}  {state}")
+        return int(any(state != "current" for module, _, state in states if module in modules))
     if args.resume and args.sessions is None:
         parser.error("--resume needs --sessions DIR (where the stopped run kept its sessions)")
     repo = args.repo.resolve()
@@ -662,14 +856,26 @@ def main(argv: list[str] | None = None) -> int:
             return run_planted(config, args.planted, copies)
         untriaged = 0
         for module in modules:
+            store = args.reports / "results.json"
+            if (args.recheck or args.changed) and module not in (
+                json.loads(store.read_text()) if store.is_file() else {}
+            ):
+                print(f"{module}: no kept result to build on: run it whole", file=sys.stderr)
+                continue
             if args.recheck:
-                store = args.reports / "results.json"
-                if module not in (json.loads(store.read_text()) if store.is_file() else {}):
-                    print(f"{module}: no kept result to recheck", file=sys.stderr)
-                    continue
                 untriaged += write_reports(
                     [recheck(config, module, copies, args.reports)], args.reports
                 )
+                continue
+            if args.changed:
+                changed = run_changed(config, module, copies, sessions, args.reports,
+                                      repo, args.resume)  # fmt: skip
+                if changed is None:
+                    continue
+                untriaged += write_reports([changed], args.reports)
+                rerun = changed["changed"]["mutants_run"]
+                print(f"   {changed['kill_rate_percent']}% killed of {changed['mutants']} "
+                      f"({rerun} run again)", file=sys.stderr)  # fmt: skip
                 continue
             result = run_module(config, module, copies, sessions, args.resume)
             untriaged += write_reports([result], args.reports)
