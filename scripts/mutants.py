@@ -554,6 +554,16 @@ def module_report(result: dict, reasons: list[dict]) -> str:
         f"{result['seconds_per_mutant']} s |",
         "",
     ]
+    changed = result.get("changed")
+    if changed:
+        lines += [
+            f"Brought to today's source on {changed['merged']} by `make mutate MODULE={module} "
+            f"CHANGED=1`: {changed['mutants_run']} mutants of the {changed['lines_changed']} "
+            f"lines changed since the whole run of {changed['kept_run']} ran, and "
+            f"{changed['mutants_removed']} of removed or rewritten lines left the counts; the "
+            "other mutants keep that run's outcomes.",
+            "",
+        ]
     if result.get("killed_by_new_tests"):
         lines += [
             "## Killed by tests written for them",
@@ -621,7 +631,8 @@ def write_reports(results: list[dict], reports: Path) -> int:
         rows.append(
             f"| [{module}]({slug}.md) | {result['mutants']} | {result['killed']} | {listed} | "
             f"{result['survived'] - listed} | {result['kill_rate_percent']}% | {score}% | "
-            f"{result['seconds_per_mutant']} s | {result['date']} |"
+            f"{result['seconds_per_mutant']} s | {result['date']}"
+            f"{' (changed lines)' if result.get('changed') else ''} |"
         )
     (reports / "README.md").write_text("\n".join(rows) + "\n")
     return untriaged
