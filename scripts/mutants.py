@@ -54,12 +54,12 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import tomllib
-from mutation_changes import Mutant, merge, touches_change, unchanged_lines
+from mutation_changes import Mutant, merge, operators_to_rerun, touches_change, unchanged_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "scripts" / "mutation.toml"
@@ -285,7 +285,7 @@ def cosmic_ray_config(
 
 def run_module(
     config: dict, module: str, copies: list[Path], workdir: Path, resume: bool = False,
-    kept_lines: set[int] | None = None,
+    kept_lines: set[int] | None = None, rerun_operators: Collection[str] = (),
 ) -> dict:  # fmt: skip
     """Every mutant of ``module``: baseline, init, filters, exec; the results as a dict.
 
@@ -294,7 +294,8 @@ def run_module(
     and test command, ``<module>.json``) goes on with the mutants not yet run, and the time
     per mutant counts the stopped run's time too; a session of another source or command is
     started anew, saying so. With ``kept_lines`` (``--changed``), only the mutants touching
-    another line run; the rest are skipped, their outcomes kept from the last run."""
+    another line, or of one of ``rerun_operators``, run; the rest are skipped, their
+    outcomes kept from the last run."""
     settings, table = config["run"], config["modules"][module]
     env_extra = dict(settings.get("env", {}))
     command = test_command(config, table)
@@ -318,6 +319,7 @@ def run_module(
     identity = {"source_sha256": hashlib.sha256(source.encode()).hexdigest(), "command": command}
     if kept_lines is not None:
         identity["kept_lines"] = sorted(kept_lines)
+        identity["rerun_operators"] = sorted(rerun_operators)
     before = resumable(session, ledger, identity) if resume else None
     if before is None:
         session.unlink(missing_ok=True)
@@ -338,7 +340,8 @@ def run_module(
             if kept_lines is not None:
                 unchanged = skip_mutants(
                     session, "On a line unchanged since the kept run",
-                    lambda mutant: not touches_change(mutant, kept_lines),
+                    lambda mutant: not touches_change(mutant, kept_lines)
+                    and mutant.operator not in rerun_operators,
                 )  # fmt: skip
                 print(f"   {unchanged} mutants on unchanged lines skipped", file=sys.stderr)
         else:
@@ -370,42 +373,65 @@ def run_changed(
     changed lines (scripts/mutation_changes.py); None when the source is the one kept."""
     kept = json.loads((reports / "results.json").read_text())[module]
     new_source = (copies[0] / module).read_text()
-    old_source = kept_source(repo, reports, module, kept)
+    old_source, old_mutants = kept_source(config, module, kept, copies[0], workdir, repo, reports)
     if old_source == new_source:
         print(f"== {module}: the source is the one of its kept run; nothing to run",
               file=sys.stderr)  # fmt: skip
         return None
     mapping = unchanged_lines(old_source, new_source)
-    fresh = run_module(config, module, copies, workdir, resume, set(mapping.values()))
-    old_mutants = mutants_of(config, module, old_source, copies[0], workdir)
+    gone = [m for m in old_mutants if touches_change(m, set(mapping))]
+    rerun = operators_to_rerun(kept, old_mutants, gone)
+    if rerun:
+        print(f"   the kept run counted other numbers of these operators' mutants: all of "
+              f"them run again: {', '.join(sorted(rerun))}", file=sys.stderr)  # fmt: skip
+    fresh = run_module(config, module, copies, workdir, resume, set(mapping.values()), rerun)
     new_mutants = mutants_of(config, module, new_source, copies[0], workdir)
-    merged = merge(kept, fresh, old_source, new_source, old_mutants, new_mutants)
+    try:
+        merged = merge(kept, fresh, old_source, new_source, old_mutants, new_mutants)
+    except ValueError as refused:
+        raise SystemExit(str(refused)) from None
     return {**merged, "source_sha256": fresh["source_sha256"]}
 
 
-def kept_source(repo: Path, reports: Path, module: str, kept: dict) -> str:
-    """The text the kept result mutated: the version in the module's git history with the
-    kept digest, or (a result kept before digests were) the module at its report's last commit."""
+def kept_source(
+    config: dict, module: str, kept: dict, copy: Path, workdir: Path, repo: Path, reports: Path
+) -> tuple[str, list[Mutant]]:
+    """The text the kept result mutated, and its mutants: the version in the module's git
+    history with the kept digest. A result kept before digests were has none: then the first
+    version (the one at its report's last commit, then the module's history, newest first)
+    with the kept survivors' lines; the merge then checks its mutants against the kept ones."""
 
     def git(*args: str) -> str:
         return subprocess.run(
             ["git", *args], cwd=repo, check=True, capture_output=True, text=True
         ).stdout
 
+    history = git("log", "--format=%H", "--", module).split()
     digest = kept.get("source_sha256")
     if digest is None:
         slug = module.removesuffix(".py").replace("/", ".")
-        commit = git("log", "-1", "--format=%H", "--", in_repo(reports / f"{slug}.md"))
-        if not commit.strip():
-            raise SystemExit(f"{module}: its report is not committed, so its source is unknown")
-        return git("show", f"{commit.strip()}:{module}")
-    if source_digest(repo / module) == digest:
-        return (repo / module).read_text()
-    for commit in git("log", "--format=%H", "--", module).split():
+        report_commit = git("log", "-1", "--format=%H", "--", in_repo(reports / f"{slug}.md"))
+        history = [report_commit.strip(), *history] if report_commit.strip() else history
+    seen = set()
+    for commit in history:
         text = git("show", f"{commit}:{module}")
-        if hashlib.sha256(text.encode()).hexdigest() == digest:
-            return text
-    raise SystemExit(f"{module}: no commit holds the source its kept run mutated: rerun it whole")
+        if text in seen:
+            continue
+        seen.add(text)
+        if digest is not None:
+            if hashlib.sha256(text.encode()).hexdigest() == digest:
+                return text, mutants_of(config, module, text, copy, workdir)
+            continue
+        lines = text.splitlines()
+        if all(
+            0 < s["line"] <= len(lines) and lines[s["line"] - 1].strip() == s["original"]
+            for s in kept["survivors"]
+        ):  # fmt: skip
+            return text, mutants_of(config, module, text, copy, workdir)
+    raise SystemExit(
+        f"{module}: no commit holds the source its kept run mutated "
+        f"({kept['mutants']} mutants): rerun it whole"
+    )
 
 
 def mutants_of(config: dict, module: str, text: str, copy: Path, workdir: Path) -> list[Mutant]:
@@ -561,7 +587,13 @@ def module_report(result: dict, reasons: list[dict]) -> str:
             f"CHANGED=1`: {changed['mutants_run']} mutants of the {changed['lines_changed']} "
             f"lines changed since the whole run of {changed['kept_run']} ran, and "
             f"{changed['mutants_removed']} of removed or rewritten lines left the counts; the "
-            "other mutants keep that run's outcomes.",
+            "other mutants keep that run's outcomes."
+            + (
+                f" Every mutant of {', '.join(changed['operators_rerun'])} ran again (the whole "
+                "run counted another number of them)."
+                if changed.get("operators_rerun")
+                else ""
+            ),
             "",
         ]
     if result.get("killed_by_new_tests"):

@@ -66,15 +66,20 @@ def merge(
     new_mutants: list[Mutant],
 ) -> dict:
     """The kept result brought to ``new_source``: ``fresh`` is the run of the new source's
-    mutants that touch a change (``summarize``'s dict); the rest keep the kept outcomes."""
-    if len(old_mutants) != kept["mutants"]:
-        raise ValueError(
-            f"{kept['module']}: the source found for the kept run makes {len(old_mutants)} "
-            f"mutants, the kept result counts {kept['mutants']}: rerun it whole"
-        )
+    mutants that touch a change (``summarize``'s dict); every other mutant of the new source
+    is on an unchanged line and keeps its kept outcome (killed unless a kept survivor).
+
+    ``old_mutants`` (what cosmic-ray makes of ``old_source``) checks that ``old_source`` is
+    the one the kept run mutated: the same number of mutants of each operator, or more only
+    where the extra ones can all lie on lines that changed. ``fresh`` must have run every
+    mutant of an operator that fails this (``operators_to_rerun``): none of its kept
+    outcomes is carried over."""
     mapping = unchanged_lines(old_source, new_source)
     old_kept_lines, new_kept_lines = set(mapping), set(mapping.values())
-    gone = [m for m in old_mutants if touches_change(m, old_kept_lines)]
+    rerun = operators_to_rerun(kept, old_mutants, [
+        m for m in old_mutants if touches_change(m, old_kept_lines)
+    ])  # fmt: skip
+    gone = [m for m in old_mutants if touches_change(m, old_kept_lines) or m.operator in rerun]
     gone_keys = {(m.start, m.operator, m.occurrence) for m in gone}
 
     def is_gone(entry: dict) -> bool:
@@ -85,39 +90,50 @@ def merge(
     new_by_rank = {(m.operator, m.start, r): m for m, r in rank_on_line(new_mutants).items()}
 
     def renumbered(entry: dict) -> dict:
-        old = old_by_key[entry["line"], entry["operator"], entry["occurrence"]]
+        old = old_by_key.get((entry["line"], entry["operator"], entry["occurrence"]))
+        if old is None:  # numbered otherwise in the kept run: its line holds only one such
+            (old, *others) = [
+                m for m in old_mutants
+                if (m.start, m.operator) == (entry["line"], entry["operator"])
+            ] or [None]  # fmt: skip
+            if old is None or others:
+                raise ValueError(
+                    f"{kept['module']}: the kept survivor on line {entry['line']} "
+                    f"({entry['operator']} #{entry['occurrence']}) is not one mutant of the "
+                    "source found for the kept run: rerun it whole"
+                )
         line = mapping[old.start]
         new = new_by_rank[old.operator, line, old_rank[old]]
         return {**entry, "line": line, "occurrence": new.occurrence}
 
-    survivors = [renumbered(s) for s in kept["survivors"] if not is_gone(s)]
-    survivors += fresh["survivors"]
-    survivors.sort(key=lambda s: (s["line"], s["operator"], s["occurrence"]))
-
-    outcomes = Counter(kept["outcomes"])
-    by_operator = {op: Counter(c) for op, c in kept["by_operator"].items()}
-    gone_survivors = {(s["line"], s["operator"], s["occurrence"]): s for s in kept["survivors"]}
-    gone_killed = 0
-    for mutant in gone:
-        survivor = gone_survivors.get((mutant.start, mutant.operator, mutant.occurrence))
-        if survivor is not None:
-            outcome = survivor["outcome"]
-        else:  # killed then: the kept result does not say whether killed or incompetent
-            outcome = "killed" if outcomes["killed"] > 0 else "incompetent"
-            gone_killed += 1
-        outcomes[outcome] -= 1
-        counts = by_operator[mutant.operator]
-        counts[outcome if counts[outcome] > 0 else "incompetent"] -= 1
-    outcomes.update(fresh["outcomes"])
+    staying = [
+        renumbered(s) for s in kept["survivors"] if not is_gone(s) and s["operator"] not in rerun
+    ]
+    survivors = sorted(
+        staying + fresh["survivors"], key=lambda s: (s["line"], s["operator"], s["occurrence"])
+    )
+    unchanged = [
+        m for m in new_mutants if not touches_change(m, new_kept_lines) and m.operator not in rerun
+    ]
+    outcomes: Counter[str] = Counter(fresh["outcomes"])
+    outcomes["killed"] += len(unchanged) - len(staying)
+    by_operator: dict[str, Counter[str]] = {}
+    for mutant in unchanged:
+        by_operator.setdefault(mutant.operator, Counter())["killed"] += 1
+    for survivor in staying:
+        counts = by_operator[survivor["operator"]]
+        counts["killed"] -= 1
+        counts[survivor["outcome"]] += 1
+        outcomes[survivor["outcome"]] += 1
     for op, counts in fresh["by_operator"].items():
         by_operator.setdefault(op, Counter()).update(counts)
 
-    mutants = kept["mutants"] - len(gone) + fresh["mutants"]
-    killed = kept["killed"] - gone_killed + fresh["killed"]
+    mutants = len(unchanged) + fresh["mutants"]
+    killed = len(unchanged) - len(staying) + fresh["killed"]
     later_kills = [
         {**k, "line": mapping[k["line"]]}
         for k in kept.get("killed_by_new_tests", [])
-        if not is_gone(k) and k["line"] in mapping
+        if not is_gone(k) and k["line"] in mapping and k["operator"] not in rerun
     ]
     merged = {
         **kept,
@@ -129,9 +145,7 @@ def merge(
         "survived": mutants - killed,
         "outcomes": {k: v for k, v in sorted(outcomes.items()) if v},
         "by_operator": {
-            op: {k: v for k, v in sorted(c.items()) if v}
-            for op, c in sorted(by_operator.items())
-            if any(c.values())
+            op: {k: v for k, v in sorted(c.items()) if v} for op, c in sorted(by_operator.items())
         },
         "kill_rate_percent": round(100.0 * killed / mutants, 1) if mutants else 100.0,
         "survivors": survivors,
@@ -141,9 +155,24 @@ def merge(
             "merged": datetime.date.today().isoformat(),
             "mutants_run": fresh["mutants"],
             "mutants_removed": len(gone),
+            "operators_rerun": sorted(rerun),
             "lines_changed": len(set(range(1, len(new_source.splitlines()) + 1)) - new_kept_lines),
         },
     }
     if not later_kills:
         merged.pop("killed_by_new_tests")
     return merged
+
+
+def operators_to_rerun(kept: dict, old_mutants: list[Mutant], gone: list[Mutant]) -> set[str]:
+    """The operators whose kept outcomes cannot be carried over: where the old source found
+    makes another number of mutants than the kept run counted, beyond what its changed lines
+    can hold (a run of an uncommitted version). Their mutants all run again."""
+    made = Counter(m.operator for m in old_mutants)
+    on_changed = Counter(m.operator for m in gone)
+    counted = {op: sum(c.values()) for op, c in kept["by_operator"].items()}
+    return {
+        op
+        for op in set(made) | set(counted)
+        if not 0 <= made[op] - counted.get(op, 0) <= on_changed[op]
+    }

@@ -123,9 +123,39 @@ def test_a_kept_survivor_gets_its_occurrence_in_the_new_source() -> None:
     assert merged["mutants"] == 3 and merged["killed"] == 2
 
 
-def test_a_source_that_does_not_make_the_kept_count_is_refused() -> None:
-    with pytest.raises(ValueError, match="makes 3 mutants, the kept result counts 4"):
-        changes.merge(_kept(), _fresh(False), OLD, NEW, OLD_MUTANTS[:3], NEW_MUTANTS)
+def test_an_operator_the_kept_run_counted_otherwise_runs_again_whole() -> None:
+    """The source found makes a Mul_Div mutant on an unchanged line that the kept run did
+    not count: that operator's kept outcomes cannot be trusted, so all its mutants run again
+    (``fresh`` holds them) and none of its kept outcomes is carried over."""
+    kept = {**_kept(), "mutants": 3, "killed": 1,
+            "outcomes": {"killed": 1, "survived": 2},
+            "by_operator": {**_kept()["by_operator"], "Mul_Div": {}}}  # fmt: skip
+    gone = [m for m in OLD_MUTANTS if m.start == 2]
+    assert changes.operators_to_rerun(kept, OLD_MUTANTS, gone) == {"Mul_Div"}
+    assert changes.operators_to_rerun(_kept(), OLD_MUTANTS, gone) == set()
+    fresh = {**_fresh(False), "mutants": 2, "killed": 1,
+             "outcomes": {"killed": 1, "survived": 1},
+             "by_operator": {"Add_Sub": {"killed": 1}, "Mul_Div": {"survived": 1}},
+             "survivors": [_survivor(4, "Mul_Div", 0, "d = c * 2", "d = c / 2")]}  # fmt: skip
+    merged = changes.merge(kept, fresh, OLD, NEW, OLD_MUTANTS, NEW_MUTANTS)
+    assert merged["mutants"] == 3 and merged["killed"] == 1
+    assert [s["line"] for s in merged["survivors"]] == [2, 4]
+    assert merged["by_operator"]["Mul_Div"] == {"survived": 1}
+    assert merged["changed"]["operators_rerun"] == ["Mul_Div"]
+    # one more Sub_Add than the kept run had, and no changed line to hold it
+    extra = [*OLD_MUTANTS, Mutant("Sub_Add", 1, 3, 3)]
+    assert changes.operators_to_rerun(_kept(), extra, gone) == {"Sub_Add"}
+
+
+def test_extra_mutants_that_can_lie_on_changed_lines_are_accepted() -> None:
+    """A kept run of an uncommitted version that differed on a line changed since: the
+    committed old source has a mutant more there, which leaves with that line."""
+    extra = [*OLD_MUTANTS, Mutant("Add_Sub", 2, 2, 2)]
+    merged = changes.merge(_kept(), _fresh(False), OLD, NEW, extra, NEW_MUTANTS)
+    exact = changes.merge(_kept(), _fresh(False), OLD, NEW, OLD_MUTANTS, NEW_MUTANTS)
+    assert {k: v for k, v in merged.items() if k != "changed"} == {
+        k: v for k, v in exact.items() if k != "changed"
+    }
 
 
 def test_mutants_of_counts_what_cosmic_ray_makes_and_leaves_the_file(tmp_path: Path) -> None:
