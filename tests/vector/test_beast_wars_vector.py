@@ -258,6 +258,42 @@ def test_reinforcing_anywhere_once_the_enemy_holds_the_whole_first_row() -> None
     assert not state.legal_action_mask()[anywhere].any()
 
 
+def test_predacon_reinforces_anywhere_once_maximal_holds_its_whole_first_row() -> None:
+    """The same rule for the second seat, whose first row (cells 9 to 11) the engine reads at
+    another offset (a mutant reading it from the wrong column survived the maximal case), and
+    with the far corner, cell 0, among the empty cells offered."""
+    state = dealt({}, 0, teams=TEAMS, first_player="predacon")
+    for cell in (9, 10, 11):
+        _move_piece(state, cell, cell - 3)  # predacon steps forward
+    for cell in (0, 1, 2):
+        _move_piece(state, cell, cell + 9)  # maximal takes predacon's first row
+    anywhere = [REINFORCE_BASE + 0 * 12 + 3, REINFORCE_BASE + 4 * 12 + 5]
+    mask = state.legal_action_mask()
+    assert mask[anywhere].all() and mask[REINFORCE_BASE + 9 * 12 : PICK_BASE].sum() == 0
+    play({}, [state.clone()], 1, script=anywhere[:1])
+    play({}, [state.clone()], 1, script=anywhere[1:])
+    _move_piece(state, 9, 3)  # maximal leaves r3c0, holding the other two: only r3c0 again
+    assert not state.legal_action_mask()[anywhere].any()
+    play({}, [state.clone()], 2, script=[REINFORCE_BASE + 9 * 12 + 4])
+
+
+def test_predacon_filling_the_board_wins() -> None:
+    """The full-board win for the second seat (its board count sits at another offset)."""
+    config = {"team_size": 12}
+    every = {"maximal": list(range(12)), "predacon": list(range(12))}
+    state = dealt(config, 0, teams=every, first_player="predacon")
+    state.owner[:12], state.board[:] = -1, NO_PIECE
+    state.location[:] = REMOVED  # maximal: one left, in the reserve
+    state.location[11] = RESERVE
+    cells = [cell for cell in range(12) if cell != 9]  # predacon holds all but r3c0
+    for k, cell in enumerate(cells):
+        state.board[cell], state.owner[cell], state.location[12 + k] = 12 + k, 1, cell
+    state.location[23] = RESERVE
+    state.board_counts[:], state.reserve_counts[:] = [0, 11], [1, 1]
+    seen = play(config, [state.clone()], 1, script=[REINFORCE_BASE + 9 * 12 + 11])
+    assert seen["won"] == 1 and seen["full board"] == 1, seen
+
+
 def test_filling_the_board_wins_and_eliminations_end_the_game() -> None:
     config = {"team_size": 12}
     every = {"maximal": list(range(12)), "predacon": list(range(12))}
