@@ -312,8 +312,12 @@ def test_filling_the_board_wins_and_eliminations_end_the_game() -> None:
     assert seen["eliminated"] > 0, seen
 
 
-def test_the_cap_ends_level_or_with_a_winner() -> None:
-    config = {"team_size": 3, "max_turns": 4, "team_selection": "random"}
+@pytest.mark.parametrize("team_size", [3, 6])
+def test_the_cap_ends_level_or_with_a_winner(team_size: int) -> None:
+    """At the cap the side with more pieces left wins, the reserve counting: with teams of 6
+    both seats still hold reserves (three each after placement), in uneven numbers once one
+    reinforces, so a count that left a reserve out or read the other seat's fails."""
+    config = {"team_size": team_size, "max_turns": 4, "team_selection": "random"}
     seen = play(config, [dealt(config, seed) for seed in range(16)], 40)
     assert seen["won"] + seen["draw"] >= 16 and seen["draw"] > 0, seen
 
@@ -600,3 +604,19 @@ def test_the_heuristic_refuses_an_observation_layout_it_was_not_written_for(
     monkeypatch.setattr(vector_beast_wars, constant, getattr(vector_beast_wars, constant) + 1)
     with pytest.raises(AssertionError, match="observation layout changed"):
         VectorBeastWarsHeuristic(EnvSpec(ENV))
+
+
+@pytest.mark.parametrize("moved", ["size", "offset"])
+def test_the_engine_refuses_an_observation_layout_it_was_not_written_for(
+    moved: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine writes observations at fixed offsets: a layout whose size or any one offset
+    differs from those must stop it when it is built, either alone."""
+    from cardarena.envs.beast_wars import vector as engine
+
+    if moved == "size":
+        monkeypatch.setattr(engine, "OBSERVATION_SIZE", engine.OBSERVATION_SIZE + 1)
+    else:
+        monkeypatch.setitem(engine._EXPECTED_OFFSETS, "phase", engine.O_PHASE + 1)
+    with pytest.raises(AssertionError, match="beast_wars observation layout changed"):
+        make_vec(ENV, 2, seed=0)
