@@ -88,9 +88,10 @@ class _Lowest(BaseAgent):
 
 def test_a_kind_without_a_declared_form_says_so_once_and_still_plays():
     vector_module._SAID.discard("_Lowest")
-    with pytest.warns(UserWarning, match="_Lowest has no vector form .* row by row"):
+    with pytest.warns(UserWarning, match="_Lowest has no vector form .* row by row") as said:
         rows = as_vector(_Lowest(), ENV)
     assert isinstance(rows, RowsAgent)
+    assert said[0].filename == __file__  # the warning points at the line that asked
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         as_vector(_Lowest(), ENV)  # said once per kind, not once per game
@@ -133,3 +134,38 @@ def test_register_vector_form_takes_a_builder_or_a_reason_for_a_known_kind():
         register_vector_form("random")
     with pytest.raises(InvalidConfigError, match="no agent kind 'nobody'"):
         register_vector_form("nobody", rows="why")
+
+
+def _registered(name: str, vector=None) -> None:
+    """A kind registered for one test: the lowest legal action, with ``vector`` as its
+    vector builder (None: none declared)."""
+
+    def build(seed=None):
+        return _Lowest(seed)
+
+    register_agent(name, build, "test: the lowest legal action")
+    if vector is not None:
+        register_vector_form(name, vector)
+
+
+def test_a_spec_of_a_kind_without_a_declared_form_is_named_by_its_kind():
+    _registered("plain-test")
+    try:
+        vector_module._SAID.discard("plain-test")
+        with pytest.warns(UserWarning, match="^plain-test has no vector form"):
+            assert isinstance(as_vector("plain-test", ENV), RowsAgent)
+    finally:
+        AGENT_SPECS.pop("plain-test")
+
+
+def test_a_kind_whose_form_declines_an_instance_plays_it_row_by_row_quietly():
+    """A declared vector builder may return None for one instance (as the saved-policy kinds
+    do for a model only torch runs): the kind has a form, so nothing is warned."""
+    _registered("declines-test", vector=lambda agent, env_spec: None)
+    try:
+        vector_module._SAID.discard("declines-test")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert isinstance(as_vector("declines-test", ENV), RowsAgent)
+    finally:
+        AGENT_SPECS.pop("declines-test")
