@@ -114,17 +114,19 @@ bench: $(VENV)/.installed-dev
 # is kept in docs/mutation/ (docs/contributing.md). MODULE=path runs one module, JOBS copies run
 # at once (nice'd: the machine stays usable), RECHECK=1 reruns only the kept survivors,
 # CHANGED=1 only the mutants of lines changed since the kept run (merged into it).
-# `make mutate-status` lists which kept reports are of today's source (it runs no mutant).
+# `make mutate-status` lists which kept reports are of today's source (it runs no mutant);
+# RENDER=1 only rewrites the reports (after a reason was added to equivalent.toml).
 MODULE ?=
 JOBS ?= 2
 RECHECK ?=
 SESSIONS ?=
 RESUME ?=
 CHANGED ?=
+RENDER ?=
 mutate: $(VENV)/.installed-dev
 	nice -n 10 $(PY) scripts/mutants.py --jobs $(JOBS) $(if $(MODULE),--module $(MODULE)) \
 		$(if $(RECHECK),--recheck) $(if $(SESSIONS),--sessions $(SESSIONS)) \
-		$(if $(RESUME),--resume) $(if $(CHANGED),--changed)
+		$(if $(RESUME),--resume) $(if $(CHANGED),--changed) $(if $(RENDER),--render)
 
 mutate-status: $(VENV)/.installed-dev
 	$(PY) scripts/mutants.py --status $(if $(MODULE),--module $(MODULE))

@@ -32,6 +32,7 @@ Usage::
     python scripts/mutants.py --module web/configs.py --recheck
     python scripts/mutants.py --planted scripts/planted_bugs.json
     python scripts/mutants.py --status     # which kept reports are of today's source
+    python scripts/mutants.py --render     # the reports again, after a reason was listed
 """
 
 from __future__ import annotations
@@ -865,6 +866,12 @@ def main(argv: list[str] | None = None) -> int:
         help="run only the mutants on lines changed since the kept run and merge the result",
     )
     parser.add_argument(
+        "--render",
+        action="store_true",
+        help="rewrite the reports from results.json and equivalent.toml (after listing a "
+        "reason); run nothing",
+    )
+    parser.add_argument(
         "--status",
         action="store_true",
         help="list every module's kept report and whether it is of today's source; run nothing",
@@ -886,6 +893,10 @@ def main(argv: list[str] | None = None) -> int:
             if module in modules:
                 print(f"{module:<{width}}  {date:<10}  {state}")
         return int(any(state != "current" for module, _, state in states if module in modules))
+    if args.render:
+        store = args.reports / "results.json"
+        kept = json.loads(store.read_text()) if store.is_file() else {}
+        return int(write_reports([kept[m] for m in modules if m in kept], args.reports) > 0)
     if args.resume and args.sessions is None:
         parser.error("--resume needs --sessions DIR (where the stopped run kept its sessions)")
     repo = args.repo.resolve()
