@@ -258,6 +258,27 @@ def test_reinforcing_anywhere_once_the_enemy_holds_the_whole_first_row() -> None
     assert not state.legal_action_mask()[anywhere].any()
 
 
+def test_reinforcing_anywhere_leaves_the_attacks_from_the_far_row_offered() -> None:
+    """Offering every empty cell must not touch the other actions' entries: maximal attacks
+    from r3c2 (cell 11, beside a predacon at r2c2) while it may reinforce anywhere (a loop over
+    the cells that started one cell early wrote the far row's attacks as illegal)."""
+    state = dealt({}, 0, teams=TEAMS, first_player="maximal")
+    for cell in (0, 1, 2):
+        _move_piece(state, cell, cell + 3)
+    for cell in (9, 10, 11):
+        _move_piece(state, cell, cell - 9)
+    _move_piece(state, 5, 11)
+    piece = 12 + 3  # predacon's member 3, from its reserve to r2c2
+    state.board[8], state.owner[8], state.location[piece] = piece, 1, 8
+    state.reserve_counts[1] -= 1
+    state.board_counts[1] += 1
+    mask = state.legal_action_mask()
+    from_r3c2 = ATTACK_BASE + 11 * 4
+    attack = from_r3c2 + int(np.flatnonzero(mask[from_r3c2 : from_r3c2 + 4])[0])
+    assert mask[attack] and mask[REINFORCE_BASE + 7 * 12 + 3]  # the attack, and anywhere
+    play({}, [state.clone()], 1, script=[attack])
+
+
 def test_predacon_reinforces_anywhere_once_maximal_holds_its_whole_first_row() -> None:
     """The same rule for the second seat, whose first row (cells 9 to 11) the engine reads at
     another offset (a mutant reading it from the wrong column survived the maximal case), and
