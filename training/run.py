@@ -63,6 +63,16 @@ from .train_args import TrainArgs
 #: ``league/step_<N>.json``: the loss rates a resume from checkpoint ``N`` starts with.
 LEAGUE_HISTORY = "league"
 
+#: An evaluation at step ``s`` plays on the seed ``seed + EVALUATION_SEED_OFFSET + s``: games
+#: training never deals. ``cardarena exploit`` chooses its headline start on exactly these
+#: (``training.exploit.seeds.choosing_seeds``) and measures it on others.
+EVALUATION_SEED_OFFSET = 1_000_000
+
+
+def evaluation_seed(seed: int, step: int) -> int:
+    """The seed of the evaluation games a run seeded ``seed`` plays at ``step``."""
+    return seed + EVALUATION_SEED_OFFSET + step
+
 
 def league_at(step: int) -> str:
     """The loss rates a resume from checkpoint ``step`` restores, inside the run folder."""
@@ -202,7 +212,7 @@ class Run:
         ``--rate-games``)."""
         args, pool = self.args, self.pool
         agent = self.evaluation_agent()
-        seed = args.seed + 1_000_000 + step  # games never seen in training
+        seed = evaluation_seed(args.seed, step)
 
         def play(opponent: str, games: int) -> Any:
             return self.play(agent, opponent, games, seed)

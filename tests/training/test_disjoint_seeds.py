@@ -27,6 +27,7 @@ from cardarena.envs.vector import front
 from cardarena.evaluation import evaluate_vector
 from cardarena.evaluation.records import derive_seed
 from cardarena.training import exploit
+from cardarena.training.run import evaluation_seed
 from cardarena.training.vector import run as train_vector
 
 LADDER = Path(__file__).resolve().parents[2] / "docs" / "ladder"
@@ -126,6 +127,18 @@ def test_no_two_seeds_deal_any_slot_the_same_game(seeds):
     slots = np.arange(64)
     one, other = (kernels.slot_seeds(seed, slots) for seed in seeds)
     assert len(set(one.tolist()) | set(other.tolist())) == 2 * slots.size
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), last_step=st.integers(0, 2**34))
+def test_the_choosing_seeds_are_every_evaluation_seed_up_to_the_last_step(seed, last_step):
+    """The trainer's own evaluation seeds (``training.run.evaluation_seed``), from step 0 to
+    ``last_step`` both included and nothing more: one fewer would let the measurement land on
+    the last choosing game, one more would move a measurement seed for no reason."""
+    choosing = exploit.choosing_seeds(seed, last_step)
+    assert choosing[0] == evaluation_seed(seed, 0)
+    assert choosing[-1] == evaluation_seed(seed, last_step)
+    assert len(choosing) == last_step + 1
 
 
 @settings(max_examples=300, deadline=None)
