@@ -146,3 +146,24 @@ class FileWatch:
 
     def __exit__(self, *exc: object) -> None:
         FileWatch._active.remove(self)
+
+
+def random_policy(env_spec, meta=None, output_scale: float = 1.0):
+    """A small random numpy network for ``env_spec`` (one tanh hidden layer of 8, seed 0),
+    saved with ``policy.save(path)`` as an exported policy: for tests of the code that loads,
+    plays or starts from one. ``meta`` joins ``{"env": name}``."""
+    from cardarena.agents import NumpyPolicy
+    from cardarena.envs.core import ObservationScaler
+
+    raw = env_spec.make_raw()
+    seat = raw.possible_agents[0]
+    scaler = ObservationScaler(raw.observation_space(seat)["observation"])
+    size, actions = scaler.offset.size, int(raw.action_space(seat).n)
+    rng = np.random.default_rng(0)
+    layers = [
+        (rng.normal(0, 1, (8, size)).astype(np.float32), np.zeros(8, np.float32)),
+        (rng.normal(0, output_scale, (actions, 8)).astype(np.float32),
+         np.zeros(actions, np.float32)),
+    ]  # fmt: skip
+    info = {"env": env_spec.name, **(meta or {})}
+    return NumpyPolicy(layers, "tanh", scaler.offset, scaler.scale, info)

@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import random_policy
 
 from cardarena.agents import (
     AGENT_SPECS,
@@ -15,7 +16,6 @@ from cardarena.agents import (
     BaseAgent,
     EnvSpec,
     HeuristicAgent,
-    NumpyPolicy,
     NumpyPolicyAgent,
     make_agent,
     register_agent,
@@ -24,7 +24,7 @@ from cardarena.agents import (
 from cardarena.agents import vector as vector_module
 from cardarena.agents.specs import entry_of
 from cardarena.agents.vector import RowsAgent, VectorPolicy, as_vector, vector_agent
-from cardarena.envs.core import InvalidConfigError, ObservationScaler
+from cardarena.envs.core import InvalidConfigError
 
 ENV = EnvSpec("promise_war_v0")
 BUILT_IN = ("random", "heuristic", "oracle", "noisy", "memory", "pretrained", "habit", "ismcts")
@@ -41,17 +41,7 @@ def test_every_built_in_kind_declares_its_vector_form_or_why_it_has_none():
 
 
 def _exported(tmp_path) -> str:
-    raw = ENV.make_raw()
-    seat = raw.possible_agents[0]
-    scaler = ObservationScaler(raw.observation_space(seat)["observation"])
-    size, actions = scaler.offset.size, int(raw.action_space(seat).n)
-    rng = np.random.default_rng(0)
-    layers = [
-        (rng.normal(0, 1, (8, size)).astype(np.float32), np.zeros(8, np.float32)),
-        (rng.normal(0, 1, (actions, 8)).astype(np.float32), np.zeros(actions, np.float32)),
-    ]
-    policy = NumpyPolicy(layers, "tanh", scaler.offset, scaler.scale, {"env": ENV.name})
-    return str(policy.save(tmp_path / "policy.npz"))
+    return str(random_policy(ENV).save(tmp_path / "policy.npz"))
 
 
 @pytest.mark.parametrize("option", ["", ":deterministic=false"])

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 import pytest
+from helpers import random_policy
 from open_spiel.python import policy as os_policy
 from open_spiel.python.algorithms import exploitability
 
@@ -331,21 +332,9 @@ def test_a_network_is_read_as_the_probabilities_it_states(
     """A network keeps no memory, so its behaviour at an information state is its masked
     softmax (or argmax) on the observation there: read exactly, no seeds, and every seat's
     on-policy value is what playing those probabilities gives."""
-    from cardarena.agents.numpy_policy import NumpyPolicy
-    from cardarena.envs.core import ObservationScaler
-
     game = load("promise_war_v0", SMALL)
     env_spec = env_spec_of(game.adapter.env)
-    raw = env_spec.make_raw()
-    seat = raw.possible_agents[0]
-    scaler = ObservationScaler(raw.observation_space(seat)["observation"])
-    size, actions = scaler.offset.size, int(raw.action_space(seat).n)
-    rng = np.random.default_rng(0)
-    layers = [
-        (rng.normal(0, 1, (8, size)).astype(np.float32), np.zeros(8, np.float32)),
-        (rng.normal(0, 2, (actions, 8)).astype(np.float32), np.zeros(actions, np.float32)),
-    ]
-    policy = NumpyPolicy(layers, "tanh", scaler.offset, scaler.scale, {"env": env_spec.name})
+    policy = random_policy(env_spec, output_scale=2.0)
     path = policy.save(tmp_path / "net.npz")
     spec = f"pretrained:path={path},deterministic={str(deterministic).lower()}"
     adapted = exact.AgentPolicy(game, spec)
