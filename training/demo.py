@@ -22,6 +22,7 @@ from cardarena.envs import make
 from cardarena.envs.core import install_hint
 from cardarena.evaluation.evaluate import evaluate
 
+from .run import evaluation_seed
 from .single_agent import SingleAgentEnv
 
 
@@ -103,7 +104,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
 
     probe = env_fn()
     trained = MaskablePolicyAgent(model, train_env.scaler)
-    eval_seed = args.seed + 1_000_000  # games never seen in training
+    eval_seed = evaluation_seed(args.seed, 0)  # games never seen in training
     result = evaluate(env_fn, trained, RandomAgent(args.seed + 1), args.eval_games, eval_seed)
     baseline = evaluate(
         env_fn, RandomAgent(args.seed + 2), RandomAgent(args.seed + 3), args.eval_games, eval_seed

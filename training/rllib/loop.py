@@ -22,6 +22,7 @@ from cardarena.evaluation.stats import wilson_interval
 
 from ..jsonl import append_jsonl
 from ..league import LeaguePool
+from ..run import evaluation_seed
 from ..train_args import TrainArgs
 from .config import SHARED, STEPS_BY_NODE, RLlibSettings, build_ppo_config, policy_ids
 from .export import META_FILE, evaluate_export, export_rllib_policy, read_checkpoint_meta
@@ -251,7 +252,7 @@ def _export_and_evaluate(
         export_rllib_policy(algo, pid, path, provenance={"step": done})
         row: dict[str, Any] = {"policy": pid, "path": str(path), "env_steps": done}
         if eval_games > 0:
-            result = evaluate_export(path, env, env_config, eval_games, seed + 1_000_000)
+            result = evaluate_export(path, env, env_config, eval_games, evaluation_seed(seed, 0))
             low, high = wilson_interval(result.wins, result.games)
             row.update(
                 win_rate_random=result.win_rate, wilson_95=[low, high], summary=result.summary()
