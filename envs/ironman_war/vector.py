@@ -26,6 +26,7 @@ from ..core.errors import InvalidConfigError
 from ..core.game import NO_PLAYER
 from ..core.kernels import jit, rng_shuffle
 from ..core.moved import deprecate
+from ..core.observation import ObservationLayout
 from ..vector.rules import VectorRules
 from .env import observation_layout
 from .rules import (
@@ -124,8 +125,17 @@ O_BATTLE = _LAYOUT["battle"].start
 O_DECISION = _LAYOUT["decision"].start
 O_SLOT = _LAYOUT["commit_slot"].start
 OBSERVATION_SIZE = _LAYOUT.size
-if PREV_RESULTS != RESULTS + B or O_PREV_RESULTS != O_RESULTS + 3 * B:
-    raise ImportError("battle_results and previous_results must be adjacent (_observe_kernel)")
+
+
+def _check_results_adjacent(layout: ObservationLayout) -> None:
+    """``_observe_kernel`` writes this round's and the last round's battle results in one loop
+    over 2 x 3 battles: adjacent in ``S`` by construction (``PREV_RESULTS``), they must be
+    adjacent in the observation too."""
+    if layout["previous_results"].start != layout["battle_results"].start + 3 * B:
+        raise ImportError("battle_results and previous_results must be adjacent (_observe_kernel)")
+
+
+_check_results_adjacent(_LAYOUT)
 
 
 # --- kernels -------------------------------------------------------------------------------------

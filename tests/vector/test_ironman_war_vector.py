@@ -621,3 +621,19 @@ def test_catching_up_costs_at_most_the_budget_and_a_hair_more_concedes() -> None
         heuristic.params[P_BUDGET] = budget
         got = heuristic.act(*rows, np.full(1, seat, np.int64), np.random.default_rng(0))
         assert got[0] == want, (budget, got, first, cost)
+
+
+def test_the_engine_refuses_a_layout_that_parts_this_rounds_results_from_the_last():
+    """The observation kernel writes both rounds' battle results in one loop: a piece put
+    between them must stop the engine at import, not shift what agents see."""
+    from cardarena.envs.core.observation import ObservationLayout, Piece
+    from cardarena.envs.ironman_war import vector as engine
+    from cardarena.envs.ironman_war.env import observation_layout
+    from cardarena.envs.ironman_war.rules import make_game
+
+    pieces = list(observation_layout(make_game()).pieces)
+    engine._check_results_adjacent(ObservationLayout(pieces))
+    between = [p.name for p in pieces].index("previous_results")
+    pieces.insert(between, Piece("wedge", 1, 1.0, "a piece between the two"))
+    with pytest.raises(ImportError, match="battle_results and previous_results must be adjacent"):
+        engine._check_results_adjacent(ObservationLayout(pieces))
