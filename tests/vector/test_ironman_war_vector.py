@@ -138,6 +138,36 @@ def test_empty_handed_loser_concedes_and_standoffs_without_cards_draw() -> None:
     follow({}, options([A1], [A1], [], []), [A1, A1])
 
 
+def test_a_seat_without_cards_is_skipped_when_commits_are_asked() -> None:
+    """IM-3: a round-1 hand of nothing (the one card of the deck comes in round 2): that
+    seat is not asked to commit in round 1, and the other's three cards fight nothing."""
+    seen = follow({}, options([A1, A2, A3], [], [A4, A5], [A1]), [A1, A2, A3], steps=4)
+    assert [s.current_player() for s in seen[:3]] == [0, 0, 0]
+    assert seen[3].round == 2  # the war machine never answered in round 1
+    seen = follow({}, options([], [A1, A2, A3], [A4], [A4, A5]), [A1, A2, A3], steps=4)
+    assert [s.current_player() for s in seen[:3]] == [1, 1, 1] and seen[3].round == 2
+
+
+@pytest.mark.parametrize("config", [{}, {"variant": "beginner", "deck": {"attack_2": 5}}])
+def test_a_vector_deal_is_the_reference_deal_of_the_same_cards(config: dict[str, Any]) -> None:
+    """The engine's own deal (not a state handed to it) is the reference's deal of the same
+    hands and decks in every field both seats can see or not: last round's flips included,
+    which round 1 has none of."""
+    rows = 6
+    venv = make_vec(ENV, rows, seed=5, **config)
+    venv.reset()
+    raw = make_raw(ENV, **config)
+    for slot in range(rows):
+        dealt = venv.state_of(slot)
+        hands = [[k for k, n in enumerate(dealt.hands[seat]) for _ in range(n)] for seat in (0, 1)]
+        decks = [dealt._piles[seat][::-1] for seat in (0, 1)]  # top first
+        raw.reset(seed=0, options=options(*hands, *decks))
+        assert differ(raw.game_state, raw.game_state, dealt) is None
+        for seat, agent in enumerate(raw.possible_agents):
+            observed = venv.observe(np.full(rows, seat))[slot]
+            np.testing.assert_array_equal(observed, raw.observe(agent)["observation"])
+
+
 def test_beginner_round_resolves_on_the_last_commit_and_reshuffles() -> None:
     config = {"variant": "beginner", "max_rounds": 6}
     seen = follow(config, options([A1, A2, A3], [A3, A2, A1], [A4, A5], [A1]), [A1, A2, A3])
