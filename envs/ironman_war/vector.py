@@ -610,8 +610,9 @@ class VectorIronManWar(VectorRules):
         layout = observation_layout(game)
         if layout.size != OBSERVATION_SIZE or observation_size != OBSERVATION_SIZE:
             raise InvalidConfigError(
-                f"ironman_war observations are {OBSERVATION_SIZE} wide, this config gives "
-                f"{layout.size} (the layout changed: update envs/ironman_war/vector.py)"
+                f"ironman_war observations are {OBSERVATION_SIZE} wide, but this config's layout "
+                f"gives {layout.size} and the caller {observation_size} (if the layout changed: "
+                "update envs/ironman_war/vector.py)"
             )
         self.capacity = max(int(game.deck_size), 1)
         self.S = np.zeros((self.num_envs, WIDTH), np.int32)

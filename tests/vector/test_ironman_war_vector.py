@@ -18,6 +18,7 @@ from cardarena.agents.heuristics import ironman_war as scalar_module
 from cardarena.agents.heuristics.ironman_war import IronManStrategy
 from cardarena.agents.heuristics.vector_ironman_war import VectorIronManWarHeuristic
 from cardarena.envs import make_raw
+from cardarena.envs.core import InvalidConfigError
 from cardarena.envs.ironman_war.rules import (
     COMMIT,
     GAME_OVER,
@@ -667,3 +668,18 @@ def test_the_engine_refuses_a_layout_that_parts_this_rounds_results_from_the_las
     pieces.insert(between, Piece("wedge", 1, 1.0, "a piece between the two"))
     with pytest.raises(ImportError, match="battle_results and previous_results must be adjacent"):
         engine._check_results_adjacent(ObservationLayout(pieces))
+
+
+def test_the_engine_refuses_an_observation_width_it_was_not_written_for(monkeypatch):
+    """It writes observations at fixed offsets: a caller's width or a layout's size that
+    differs, either alone, stops it when it is built, naming both."""
+    from cardarena.envs.ironman_war import vector as engine
+    from cardarena.envs.ironman_war.rules import make_game
+
+    size = engine.OBSERVATION_SIZE
+    engine.VectorIronManWar(make_game(), 2, size)
+    with pytest.raises(InvalidConfigError, match=f"layout gives {size} and the caller {size + 1}"):
+        engine.VectorIronManWar(make_game(), 2, size + 1)
+    monkeypatch.setattr(engine, "OBSERVATION_SIZE", size + 1)
+    with pytest.raises(InvalidConfigError, match=f"layout gives {size} and the caller {size + 1}"):
+        engine.VectorIronManWar(make_game(), 2, size + 1)
