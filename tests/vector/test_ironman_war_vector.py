@@ -7,6 +7,7 @@ and JIT against plain Python.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -683,3 +684,20 @@ def test_the_engine_refuses_an_observation_width_it_was_not_written_for(monkeypa
     monkeypatch.setattr(engine, "OBSERVATION_SIZE", size + 1)
     with pytest.raises(InvalidConfigError, match=f"layout gives {size} and the caller {size + 1}"):
         engine.VectorIronManWar(make_game(), 2, size + 1)
+
+
+def test_a_state_whose_deck_outgrows_the_smallest_config_is_refused() -> None:
+    """D-17 at its edge: a one-card config's engine holds piles of one card, and a state with
+    two in a pile (made by hand; no reset makes one) is refused, not written past them."""
+    config = {"deck": {"attack_1": 1}}
+    raw = make_raw(ENV, **config)
+    raw.reset(seed=0)
+    state = raw.game_state.clone()
+    venv = make_vec(ENV, 2, seed=0, **config)
+    venv.set_state(0, state)
+    state._piles[0] = [0, 0]
+    with pytest.raises(
+        InvalidConfigError,
+        match=re.escape("state._piles[0] is [0, 0]; holds 2 entries; at most 1 are"),
+    ):
+        venv.set_state(0, state)
