@@ -773,6 +773,12 @@ def report_states(config: dict, reports: Path, repo: Path) -> list[tuple[str, st
     return states
 
 
+def is_current(state: str) -> bool:
+    """Whether a ``report_states`` state says the report is of today's source (exactly, or
+    by git history for a result kept before digests were)."""
+    return state in ("current", "no digest; by git history: current")
+
+
 def in_repo(path: Path) -> str:
     """``path`` relative to this repo, as a git pathspec for any clone of it."""
     resolved = path.resolve()
@@ -892,7 +898,7 @@ def main(argv: list[str] | None = None) -> int:
         for module, date, state in states:
             if module in modules:
                 print(f"{module:<{width}}  {date:<10}  {state}")
-        return int(any(state != "current" for module, _, state in states if module in modules))
+        return int(any(not is_current(state) for module, _, state in states if module in modules))
     if args.render:
         store = args.reports / "results.json"
         kept = json.loads(store.read_text()) if store.is_file() else {}

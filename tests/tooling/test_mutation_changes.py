@@ -7,6 +7,7 @@ be renumbered to the line and occurrence cosmic-ray gives it in the new source, 
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -178,3 +179,25 @@ def test_mutants_of_counts_what_cosmic_ray_makes_and_leaves_the_file(tmp_path: P
     assert {m.start for m in found} == {4}
     assert module.read_text() == "keep = 0\n"
     assert not list(tmp_path.glob("*.sqlite"))
+
+
+def test_status_says_which_reports_are_of_todays_source(tmp_path: Path) -> None:
+    """``make mutate-status`` exits 1 only while a report is not of today's source: a result
+    whose digest matches is current, an edited module and a module never run are not."""
+    mutants = _load("mutants")
+    (tmp_path / "kept.py").write_text("a = 1\n")
+    (tmp_path / "edited.py").write_text("b = 2\n")
+    digest = mutants.source_digest(tmp_path / "kept.py")
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    kept = {
+        name: {"date": "2026-12-05", "source_sha256": digest} for name in ("kept.py", "edited.py")
+    }
+    (reports / "results.json").write_text(json.dumps(kept))
+    config = {"modules": {"kept.py": {}, "edited.py": {}, "new.py": {}}}
+    states = {m: s for m, _, s in mutants.report_states(config, reports, tmp_path)}
+    assert states == {"kept.py": "current", "edited.py": "source changed since the run",
+                      "new.py": "never run"}  # fmt: skip
+    assert [mutants.is_current(s) for s in states.values()] == [True, False, False]
+    assert mutants.is_current("no digest; by git history: current")
+    assert not mutants.is_current("no digest; by git history: source changed since the report")
