@@ -78,6 +78,8 @@ class CheckpointData:
     path: Path | None = None
     #: The magnet's arrays by SB3 name (``magnet.npz``; None: the run had none to keep).
     magnet: dict[str, np.ndarray] | None = field(default=None, repr=False)
+    #: The agent plays by sampling from its policy (``cardarena train --sample``).
+    samples: bool = False
 
     @property
     def actions(self) -> int:
@@ -98,6 +100,7 @@ class CheckpointData:
             "observation_shape": list(self.scaler.offset.shape),
             "actions": self.actions,
             "step": self.step,
+            **({"samples": True} if self.samples else {}),
             **(meta or {}),
         }
         return NumpyPolicy(layers, "tanh", self.scaler.offset, self.scaler.scale, info, values)
@@ -297,6 +300,10 @@ def read_meta(path: str | Path) -> dict[str, Any]:
     _int(shape[0], "observation_shape", where, 1, 1 << 20)
     if not isinstance(meta["settings"], dict) or not isinstance(meta["files"], dict):
         raise InvalidConfigError(f"{where}: corrupt {META}: settings or files not an object")
+    if not isinstance(meta.get("samples", False), bool):
+        raise InvalidConfigError(
+            f"{where}: corrupt {META}: samples is {meta['samples']!r}; it must be true or false"
+        )
     return meta
 
 
@@ -383,6 +390,7 @@ def read_checkpoint(
         package_version=str(meta.get("package_version", "")),
         path=path,
         magnet=magnet,
+        samples=meta.get("samples", False),
     )
 
 

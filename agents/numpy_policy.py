@@ -12,7 +12,9 @@ estimate of a position's return (``ismcts:leaf=value``).
 File format (``.npz``, read with ``allow_pickle=False``):
 
 - ``meta``: a JSON string: ``format``, ``env`` (id with version), ``config``,
-  ``observation_shape``, ``actions``, ``activation`` (``tanh`` or ``relu``) and free-form
+  ``observation_shape``, ``actions``, ``activation`` (``tanh`` or ``relu``), optional
+  ``samples`` (true: the agent plays by sampling from the policy, as it was trained to with
+  ``cardarena train --sample``; absent or false: its most likely action) and free-form
   provenance (training step, the command that trained it, package version).
 - ``weight_<i>``, ``bias_<i>``: the layers in order, the last one the action head;
   ``weight_<i>`` has shape ``(outputs, inputs)`` as in torch.
@@ -101,6 +103,12 @@ class NumpyPolicy:
     @property
     def actions(self) -> int:
         return int(self.layers[-1][0].shape[0])
+
+    @property
+    def samples(self) -> bool:
+        """Whether the agent plays by sampling from this policy (meta ``samples``), which is
+        how an agent spec naming the file plays unless given ``deterministic=...``."""
+        return self.meta.get("samples") is True
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         """Action logits for one raw (unscaled) observation vector."""
@@ -240,6 +248,10 @@ class NumpyPolicy:
                 f"{what}: meta 'activation' is {show(activation)}; supported: "
                 f"{', '.join(sorted(ACTIVATIONS))}"
             )
+        if not isinstance(meta.get("samples", False), bool):
+            raise InvalidConfigError(
+                f"{what}: meta 'samples' is {show(meta['samples'])}; it must be true or false"
+            )
         offset, factor = arrays.pop("scale_offset"), arrays.pop("scale_factor")
         layers = _layer_arrays(arrays, "", what)
         value = _layer_arrays(arrays, "value_", what) if "value_weight_0" in arrays else None
@@ -313,14 +325,32 @@ def _finite(values: Any, name: str) -> np.ndarray:
 
 class NumpyPolicyAgent(BaseAgent):
     """An ``Agent`` acting with a ``NumpyPolicy``: greedy, or sampled from the masked softmax
-    with the agent's own seeded generator when ``deterministic=False``."""
+    with the agent's own seeded generator when ``deterministic=False``; ``None`` (the default)
+    plays as the policy's file says (``NumpyPolicy.samples``)."""
 
     def __init__(
-        self, policy: NumpyPolicy | None = None, seed: int | None = None, deterministic: bool = True
+        self,
+        policy: NumpyPolicy | None = None,
+        seed: int | None = None,
+        deterministic: bool | None = None,
     ) -> None:
         super().__init__(seed)
         self.policy = policy
-        self.deterministic = deterministic
+        #: What the agent was told (None: as the policy's file says).
+        self.asked_deterministic = deterministic
+
+    def greedy_with(self, policy: NumpyPolicy) -> bool:
+        """Whether this agent takes ``policy``'s most likely action (else it samples)."""
+        if self.asked_deterministic is not None:
+            return self.asked_deterministic
+        return not policy.samples
+
+    @property
+    def deterministic(self) -> bool:
+        """Whether it plays greedily with its policy (before it has one: as told, else True)."""
+        if self.policy is None:
+            return self.asked_deterministic is not False
+        return self.greedy_with(self.policy)
 
     def probabilities(self, observation: Observation) -> np.ndarray:
         """What ``act`` plays from this observation, as probabilities over the actions: the

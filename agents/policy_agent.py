@@ -64,11 +64,14 @@ class _LoadedPolicyAgent(BaseAgent):
     act through numpy (``NumpyPolicy``): one forward pass of a small MLP costs a fraction of
     ``model.predict``, and the greedy actions are the same (tests/agents/test_pretrained.py)."""
 
-    def __init__(self, path: str | Path, seed: int | None = None, deterministic: bool = True):
+    def __init__(
+        self, path: str | Path, seed: int | None = None, deterministic: bool | None = None
+    ):
         super().__init__(seed)
         self.path = Path(path)
         self.spec = str(path)
-        self.deterministic = deterministic
+        #: Greedy or sampled (None: greedy; a checkpoint passes what its run trained).
+        self.deterministic = True if deterministic is None else deterministic
         self._policy: NumpyPolicy | MaskablePolicyAgent | None = None
         self._for: EnvSpec | None = None
 
@@ -148,7 +151,7 @@ class SavedModelAgent(_LoadedPolicyAgent):
         self,
         path: str | Path,
         seed: int | None = None,
-        deterministic: bool = True,
+        deterministic: bool | None = None,
         trust_pickle: bool = False,
     ):
         super().__init__(path, seed, deterministic)
@@ -204,12 +207,17 @@ class CheckpointAgent(_LoadedPolicyAgent):
 
     Plays the checkpoint's network through numpy with its observation scaler (no torch, no
     unpickling); ``start_game`` refuses an env other than the checkpoint's (another id,
-    version or observation/action space) with ``InvalidConfigError``.
+    version or observation/action space) with ``InvalidConfigError``. It takes the network's
+    most likely action, or samples when its run trained with ``--sample`` (``samples`` in its
+    ``meta.json``); ``deterministic=true|false`` overrides that.
     """
 
-    def __init__(self, path: str | Path, seed: int | None = None, deterministic: bool = True):
-        super().__init__(path, seed, deterministic)
-        read_meta(self.path)  # a missing, corrupt or foreign checkpoint fails here, early
+    def __init__(
+        self, path: str | Path, seed: int | None = None, deterministic: bool | None = None
+    ):
+        # A missing, corrupt or foreign checkpoint fails here, early.
+        samples = read_meta(path).get("samples", False)
+        super().__init__(path, seed, not samples if deterministic is None else deterministic)
 
     def _load(self, env_spec: EnvSpec) -> NumpyPolicy:
         checkpoint = read_checkpoint(self.path, env_spec, CheckpointData)

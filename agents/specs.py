@@ -233,14 +233,17 @@ def _random(seed: int | None = None) -> Agent:
 register_agent("random", _random, "uniformly random legal actions", kinds=(RandomAgent,))
 
 
-def _checkpoint(path: str, seed: int | None = None, deterministic: bool = True) -> Agent:
+def _checkpoint(path: str, seed: int | None = None, deterministic: bool | None = None) -> Agent:
     from .policy_agent import CheckpointAgent  # reading it recovers a checkpoint first
 
     return CheckpointAgent(path, seed=seed, deterministic=deterministic)
 
 
 def _saved_model(
-    path: str, seed: int | None = None, deterministic: bool = True, trust_pickle: bool = False
+    path: str,
+    seed: int | None = None,
+    deterministic: bool | None = None,
+    trust_pickle: bool = False,
 ) -> Agent:
     from .policy_agent import SavedModelAgent
 
@@ -256,7 +259,8 @@ def _kinds() -> None:
         "checkpoint",
         lambda name: Path(name).is_dir() or _moved_aside(Path(name)),
         _checkpoint,
-        "a checkpoint folder (option deterministic=false)",
+        "a checkpoint folder (option deterministic=true|false: greedy or sampled, by default "
+        "as the run trained it)",
         kinds=(CheckpointAgent,),
     )
     register_path_kind(

@@ -340,7 +340,7 @@ def vector_agent(spec_or_agent: Any, env_spec: EnvSpec) -> VectorAgent | None:
     unscaled env (no ``normalize_observation``): rows are raw."""
     item = spec_or_agent
     if isinstance(item, NumpyPolicy):
-        return _policy_for(item, env_spec, True)
+        return _policy_for(item, env_spec, not item.samples)
     if isinstance(item, str):
         item = make_agent(item)
     if _is_vector_agent(item):
@@ -366,8 +366,9 @@ def _heuristic_form(agent: Agent, env_spec: EnvSpec) -> VectorAgent | None:
 
 def _pretrained_form(agent: Agent, env_spec: EnvSpec) -> VectorAgent:
     pretrained: PretrainedAgent = agent  # type: ignore[assignment]
-    # The very file its start_game would play (chosen by table size).
-    return VectorPolicy(pretrained.policy_for(env_spec), pretrained.deterministic)
+    # The very file its start_game would play (chosen by table size), played as it would.
+    policy = pretrained.policy_for(env_spec)
+    return VectorPolicy(policy, pretrained.greedy_with(policy))
 
 
 def _saved_policy_form(agent: Agent, env_spec: EnvSpec) -> VectorAgent | None:

@@ -12,7 +12,8 @@ inspected with ordinary tools, and is safe to take from somebody else::
       meta.json      format number, env spec (id with version suffix, config), package
                      version, training step and PPO update count, spaces, the MaskablePPO
                      settings (``training.sb3.model.model_settings``), Adam's param groups, the
-                     opponent pool, the files' checksums
+                     opponent pool, the files' checksums, and ``samples: true`` when the agent
+                     plays by sampling from its policy (absent: its most likely action)
 
 No pickle anywhere: arrays are read with ``allow_pickle=False`` after their headers (dtype,
 shape, size) were checked (``cardarena.agents.safe_npz``), JSON within the limits of
@@ -207,6 +208,7 @@ def save_checkpoint(
     step: int,
     rng_state: Mapping[str, Any] | None = None,
     opponents: Iterable[str | Path] = (),
+    samples: bool = False,
 ) -> Path:
     """Write a checkpoint folder at ``path`` atomically and return ``path``.
 
@@ -214,7 +216,9 @@ def save_checkpoint(
     MaskablePPO ``MlpPolicy`` model with constant schedules. ``env_spec``: the
     env the model was trained in (``EnvSpec``; a bare env name means the default config).
     ``scaler``: the bridge's ``ObservationScaler``. ``rng_state``: see ``capture_rng_state``.
-    ``opponents``: the opponent pool as agent specs / checkpoint paths.
+    ``opponents``: the opponent pool as agent specs / checkpoint paths. ``samples``: the
+    agent plays by sampling from its policy (``cardarena train --sample``): the checkpoint
+    and what is exported from it play so unless told ``deterministic=true``.
     """
     from .sb3.model import as_learner
 
@@ -256,6 +260,8 @@ def save_checkpoint(
             "opponents": _opponent_entries(opponents, path),
             "files": {name: _sha256(tmp / name) for name in names},
         }
+        if samples:
+            meta["samples"] = True
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

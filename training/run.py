@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -186,19 +186,30 @@ class Run:
             save_loss_rates(self.out, self.pool, step, league_at(step))
         specs = self.pool.entries if self.pool is not None else self.opponents
         rng = self.rng_state()
-        path = save_checkpoint(
-            self.out / "checkpoints" / f"step_{step}",
-            self.learner, self.spec, self.scaler, step, rng, specs,
-        )  # fmt: skip
-        save_checkpoint(self.out / "latest", self.learner, self.spec, self.scaler, step, rng, specs)
+        path = self.save_to(self.out / "checkpoints" / f"step_{step}", step, rng, specs)
+        self.save_to(self.out / "latest", step, rng, specs)
         return path
+
+    def save_to(
+        self,
+        path: Path,
+        step: int,
+        rng: Mapping[str, Any] | None = None,
+        opponents: Sequence[str] = (),
+    ) -> Path:
+        """The learner as it is, a checkpoint at ``path`` that plays as the run's agent
+        does (sampled with ``--sample``)."""
+        return save_checkpoint(
+            path, self.learner, self.spec, self.scaler, step, rng, opponents,
+            samples=bool(getattr(self.args, "sample", False)),
+        )  # fmt: skip
 
     def snapshot(self, step: int) -> None:
         """The learner as it is joins the league (a snapshot left by a killed run stays)."""
         assert self.pool is not None
         path = self.out / "snapshots" / f"step_{step}"
         if not is_checkpoint(path):
-            save_checkpoint(path, self.learner, self.spec, self.scaler, step)
+            self.save_to(path, step)
         self.pool.add_snapshot(path)
 
     def exploiter(self, step: int) -> None:

@@ -133,6 +133,12 @@ class TrainArgs:
     """Training steps of each exploiter start (None: ``--exploiter-every``)."""
     exploiter_games: int = field(default=1000, metadata=meta(rule=Number(int, 1, 10**6), **VECTOR))
     """Fresh games measuring each exploiter against the main agent."""
+    sample: bool = field(default=False, metadata=meta(**VECTOR))
+    """The trained agent plays by sampling from its policy, not its most likely action: in
+    its evaluations, as a snapshot in the league, as the main agent its exploiters answer, and
+    in every checkpoint and exported file it writes (an agent spec naming one samples unless
+    given ``deterministic=true``). A game that needs mixing (a bluff, a sacrifice on a random
+    battle) has a plan that beats every player who always takes its most likely action."""
     num_players: int | None = field(default=None, metadata=meta(rule=Number(int, 2, 64)))
     """Seats at the table for envs that take ``num_players`` (None: the env's default)."""
     n_steps: int | None = field(default=None, metadata=meta(rule=Number(int, 1, 1 << 20), **SB3))

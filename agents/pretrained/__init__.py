@@ -10,7 +10,9 @@ from the checkpoint of the run in the training page's ladder (docs/site/training
 play with numpy alone (``NumpyPolicy``), so ``cardarena play ENV pretrained`` works without
 the ``train`` extra.
 ``pretrained:path=my_policy.npz`` plays another exported policy instead;
-``pretrained:deterministic=false`` samples from the policy instead of taking its best action.
+A file says how its agent plays (``samples`` in its meta, ``cardarena train --sample``): by
+sampling from the policy, or by taking its most likely action. ``pretrained:deterministic=true``
+(or ``false``) overrides it.
 
 Every other config key must fit the policy too (a different Iron Man variant or Cardline
 deck changes the observation space or its bounds): such a table is refused with an error
@@ -127,7 +129,7 @@ class PretrainedAgent(NumpyPolicyAgent):
     spec = "pretrained"
 
     def __init__(
-        self, seed: int | None = None, path: str | None = None, deterministic: bool = True
+        self, seed: int | None = None, path: str | None = None, deterministic: bool | None = None
     ) -> None:
         super().__init__(None, seed, deterministic)
         self.path = Path(path) if path is not None else None
@@ -197,14 +199,18 @@ def _shown_config(config: dict[str, Any]) -> str:
 
 
 def _pretrained(
-    seed: int | None = None, path: str | None = None, deterministic: bool = True
+    seed: int | None = None, path: str | None = None, deterministic: bool | None = None
 ) -> PretrainedAgent:
-    deterministic = check_bool(deterministic, "pretrained option deterministic")
+    if deterministic is not None:
+        deterministic = check_bool(deterministic, "pretrained option deterministic")
     return PretrainedAgent(seed, path=path, deterministic=deterministic)
 
 
-def _exported(path: str, seed: int | None = None, deterministic: bool = True) -> NumpyPolicyAgent:
-    deterministic = check_bool(deterministic, f"{path}: option deterministic")
+def _exported(
+    path: str, seed: int | None = None, deterministic: bool | None = None
+) -> NumpyPolicyAgent:
+    if deterministic is not None:
+        deterministic = check_bool(deterministic, f"{path}: option deterministic")
     return NumpyPolicyAgent(load_policy(path), seed, deterministic)
 
 
@@ -212,14 +218,15 @@ register_path_kind(
     "exported",
     lambda name: name.endswith(".npz") and Path(name).is_file(),
     _exported,
-    "a policy exported by cardarena export (FILE.npz, option deterministic=false)",
+    "a policy exported by cardarena export (FILE.npz, option deterministic=true|false: "
+    "greedy or sampled, by default as the file says)",
     kinds=(NumpyPolicyAgent,),
 )
 register_agent(
     "pretrained",
     _pretrained,
     "the shipped trained policy for the env and table size (options path=FILE.npz, "
-    "deterministic=false)",
+    "deterministic=true|false: greedy or sampled, by default as the file says)",
     kinds=(PretrainedAgent,),
 )
 

@@ -37,7 +37,6 @@ from cardarena.agents.vector import VectorPolicy
 from cardarena.envs.core import InvalidConfigError
 from cardarena.evaluation.evaluate_vector import evaluate_on_vector
 
-from ..checkpoint import save_checkpoint
 from ..run import LEAGUE_HISTORY, Run, missing_train_extra
 from ..run_lock import RunLock
 from ..train_args import MIN_CHECKPOINT_ROLLOUTS, TrainArgs
@@ -122,6 +121,7 @@ class VectorRun(Run):
             (GEOMETRY, "rollout flags"),
             (MAGNET_FLAGS, "magnet flags"),
             (EXPLOITER_FLAGS, "exploiter flags"),
+            (("sample",), "--sample flag"),
         ]
         super().__init__(args, out, spec, checks, evaluate_against)
         self.batch = LearnerBatch(
@@ -197,7 +197,7 @@ class VectorRun(Run):
             self.out,
             step,
             self.spec,
-            lambda path: save_checkpoint(path, self.learner, self.spec, self.scaler, step),
+            lambda path: self.save_to(path, step),
             steps=args.exploiter_steps or args.exploiter_every,
             games=args.exploiter_games,
             seed=(args.seed + step // args.exploiter_every) % 2**32,
@@ -208,9 +208,10 @@ class VectorRun(Run):
 
     # --- evaluation ----------------------------------------------------------------------
     def evaluation_agent(self) -> VectorPolicy:
-        """The current network's greedy policy, in numpy (as every opponent plays)."""
+        """The current network's policy in numpy, greedy or with ``--sample`` sampled (as
+        its snapshots play)."""
         meta = {"env": self.args.env, "source": f"{self.out} (training)"}
-        return VectorPolicy(self.model.numpy_policy(self.scaler, meta))
+        return VectorPolicy(self.model.numpy_policy(self.scaler, meta), not self.args.sample)
 
     def play(self, agent: Any, opponent: str, games: int, seed: int) -> Any:
         return evaluate_on_vector(self.spec, agent, opponent, games, seed)
