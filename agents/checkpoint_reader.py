@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from cardarena.envs import ENVS
-from cardarena.envs.core import InvalidConfigError, ObservationScaler
+from cardarena.envs.core import InvalidConfigError, ObservationScaler, matching_scaler
 from cardarena.envs.core.untrusted import parse_json, read_json, read_text
 
 from .base import EnvSpec
@@ -368,9 +368,9 @@ def read_checkpoint(
     if not isinstance(groups, list) or not all(isinstance(g, dict) for g in groups):
         raise InvalidConfigError(f"{where}: corrupt {META}: optimizer_param_groups")
     scaled = _arrays(path, SCALER, where)
-    scaler = ObservationScaler(box)
     offset, scale = scaled.get("offset", np.empty(0)), scaled.get("scale", np.empty(0))
-    if not (np.array_equal(offset, scaler.offset) and np.array_equal(scale, scaler.scale)):
+    scaler = matching_scaler(box, offset, scale)
+    if scaler is None:
         raise InvalidConfigError(
             f"{where}: the saved observation scaler does not match the observation Box of "
             f"{target.name} with {target.config} (other bounds than in training)"

@@ -1,7 +1,7 @@
 """A trained policy network as plain numpy: the format of the shipped ``pretrained`` agents.
 
-An SB3 ``MaskablePPO`` ``MlpPolicy`` acts through three parts: the observation (scaled to
-``[0, 1]`` by ``ObservationScaler``), the policy MLP (``Linear`` + activation per hidden
+An SB3 ``MaskablePPO`` ``MlpPolicy`` acts through three parts: the observation (scaled by
+``ObservationScaler``), the policy MLP (``Linear`` + activation per hidden
 layer) and the action head (``Linear`` to one logit per action). Acting greedily means the
 argmax of the logits over legal actions. That is a few matrix products, so a policy exported
 from a checkpoint (``cardarena export``) plays with numpy alone: no torch, no SB3, and a file
@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from cardarena.envs.core import InvalidConfigError, ObservationScaler
+from cardarena.envs.core import InvalidConfigError, ObservationScaler, matching_scaler
 from cardarena.envs.core.untrusted import parse_json, show
 
 from .base import BaseAgent, Observation, legal_actions
@@ -177,9 +177,7 @@ class NumpyPolicy:
                 f"policy for observations {self.offset.shape} and {self.actions} actions, but "
                 f"{env_name} has {scaler.offset.shape} and {actions}"
             )
-        if not (
-            np.array_equal(scaler.offset, self.offset) and np.array_equal(scaler.scale, self.factor)
-        ):
+        if matching_scaler(observation_box, self.offset, self.factor) is None:
             raise InvalidConfigError(
                 f"{env_name}'s observation bounds differ from the ones this policy was trained "
                 "with (the env changed since the export); retrain or re-export"

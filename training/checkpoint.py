@@ -88,7 +88,7 @@ from cardarena.agents.checkpoint_reader import (
     read_meta,
     recover,
 )
-from cardarena.envs.core import InvalidConfigError, ObservationScaler
+from cardarena.envs.core import InvalidConfigError, ObservationScaler, known_scalers
 
 
 @dataclass
@@ -227,7 +227,7 @@ def save_checkpoint(
     if not isinstance(scaler, ObservationScaler):
         raise InvalidConfigError(f"scaler must be an ObservationScaler, got {scaler!r}")
     box, actions = _env_spaces(spec)
-    if scaler != ObservationScaler(box):
+    if scaler not in known_scalers(box):
         raise InvalidConfigError(
             f"the scaler does not match {spec.name} with {spec.config}'s observation Box"
         )

@@ -20,7 +20,16 @@ from .errors import (
 )
 from .game import NO_PLAYER, CheckedActions, Game, GameState, RulesState
 from .infos import INFO_KEYS, NO_OFFENDER, Outcome, Seat
-from .observation import ObservationBuffer, ObservationLayout, ObservationScaler, Piece
+from .observation import (
+    NETWORK_MAX_SPAN,
+    ObservationBuffer,
+    ObservationLayout,
+    ObservationScaler,
+    Piece,
+    known_scalers,
+    matching_scaler,
+    network_scaler,
+)
 from .options import check_reset_options, per_player
 from .tables import Column, Table, load_table
 from .wrappers import GameWrapper, wrap
@@ -28,6 +37,7 @@ from .wrappers import GameWrapper, wrap
 __all__ = [
     "ILLEGAL_ACTION",
     "INFO_KEYS",
+    "NETWORK_MAX_SPAN",
     "NO_OFFENDER",
     "NO_PLAYER",
     "TERMINATED",
@@ -56,7 +66,10 @@ __all__ = [
     "env_metadata",
     "has_module",
     "install_hint",
+    "known_scalers",
     "load_table",
+    "matching_scaler",
+    "network_scaler",
     "per_player",
     "wrap",
 ]

@@ -13,6 +13,7 @@ policy agent use it, so a network sees the same inputs in training and in evalua
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -147,25 +148,44 @@ class ObservationBuffer:
         return self.array.copy()
 
 
-class ObservationScaler:
-    """Affine map of an observation Box onto ``[0, 1]``: ``(x - low) * scale``.
+#: The widest range a network input spans per unit (``network_scaler``): a dimension whose
+#: bounds are wider (a count of up to 55 cards, a battle total of up to 660) is divided by
+#: this, not by its whole range.
+NETWORK_MAX_SPAN = 10.0
 
-    Built from the Box alone, so any two places that build one for the same env (the SB3
-    bridge in training, a policy agent in evaluation) feed a network identical inputs.
-    Dimensions whose low equals their high map to 0.
+
+class ObservationScaler:
+    """Affine map of an observation Box: ``(x - low) * scale``, with ``scale = 1 / span``, or
+    with ``max_span`` ``1 / min(span, max_span)``.
+
+    Without ``max_span`` the Box maps onto ``[0, 1]`` (the env's ``normalize_observation``
+    and every network trained before ``network_scaler``). With it, a dimension whose bounds
+    are far wider than the values a game reaches keeps a readable step: at ``1 / 660`` a
+    battle total that rises by one moves its input by 0.0015, a change a network of Adam
+    steps learns to see only after far more updates than training makes (measured: Iron Man
+    against a fixed plan, docs/site/training.md).
+
+    Built from the Box (and ``max_span``) alone, so any two places that build one for the
+    same env feed a network identical inputs; checkpoints and exported policies keep the
+    arrays they were trained with, and readers accept any of ``known_scalers``. Dimensions
+    whose low equals their high map to 0.
     """
 
-    def __init__(self, box: spaces.Box) -> None:
+    def __init__(self, box: spaces.Box, max_span: float | None = None) -> None:
         if not isinstance(box, spaces.Box):
             raise TypeError(f"ObservationScaler needs a gymnasium Box, got {box!r}")
         low = np.asarray(box.low, dtype=np.float32)
         high = np.asarray(box.high, dtype=np.float32)
         if not (np.isfinite(low).all() and np.isfinite(high).all()):
             raise ValueError("ObservationScaler needs finite Box bounds")
+        if max_span is not None and not (math.isfinite(max_span) and max_span > 0):
+            raise ValueError(f"max_span must be a finite number above 0, got {max_span!r}")
         span = high - low
+        unit = span if max_span is None else np.minimum(span, np.float32(max_span))
         self.offset = low
-        self.scale = np.where(span > 0, 1.0 / np.where(span > 0, span, 1.0), 0.0).astype(np.float32)
-        self.space = spaces.Box(0.0, 1.0, low.shape, dtype=np.float32)
+        self.scale = np.where(span > 0, 1.0 / np.where(span > 0, unit, 1.0), 0.0).astype(np.float32)
+        top = 1.0 if max_span is None else np.maximum(span * self.scale, 1.0).astype(np.float32)
+        self.space = spaces.Box(0.0, top, low.shape, dtype=np.float32)
 
     def __call__(self, observation: np.ndarray) -> np.ndarray:
         return ((observation - self.offset) * self.scale).astype(np.float32, copy=False)
@@ -178,3 +198,25 @@ class ObservationScaler:
         )
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def network_scaler(box: spaces.Box) -> ObservationScaler:
+    """The scaler new networks are trained with: ``max_span=NETWORK_MAX_SPAN``."""
+    return ObservationScaler(box, NETWORK_MAX_SPAN)
+
+
+def known_scalers(box: spaces.Box) -> list[ObservationScaler]:
+    """Every scaler a saved network of this Box may have been trained with: the network
+    scaler, and the ``[0, 1]`` one of the networks trained before it."""
+    return [network_scaler(box), ObservationScaler(box)]
+
+
+def matching_scaler(
+    box: spaces.Box, offset: np.ndarray, scale: np.ndarray
+) -> ObservationScaler | None:
+    """The known scaler of ``box`` whose arrays are ``offset`` and ``scale`` (None: none is,
+    the env's bounds changed since the network was trained)."""
+    for scaler in known_scalers(box):
+        if np.array_equal(scaler.offset, offset) and np.array_equal(scaler.scale, scale):
+            return scaler
+    return None

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from gymnasium import spaces
 
 torch = pytest.importorskip("torch")
 
@@ -86,7 +87,9 @@ def _filled_model(n_epochs: int, kl_coef: float = 0.0) -> VectorPPO:
         num_envs=4, rollout_steps=4, minibatch_size=16, n_epochs=n_epochs, learning_rate=0.0,
         net_arch=(8,), kl_coef=kl_coef,
     )  # fmt: skip
-    batch = SimpleNamespace(num_actions=4, scaler=SimpleNamespace(offset=np.zeros(6, np.float32)))
+    batch = SimpleNamespace(
+        num_actions=4, scaler=SimpleNamespace(offset=np.zeros(6, np.float32)), engine=_ENGINE
+    )
     model = VectorPPO(batch, config, seed=1)
     fill_rollout(model.rollout, seed=1)
     return model
@@ -113,15 +116,21 @@ def test_the_values_of_no_observations_are_an_empty_float32_array():
 
 @pytest.mark.parametrize("differs", ["offset", "factor"])
 def test_a_warm_start_is_refused_when_either_half_of_the_scaler_differs(differs):
-    """Offset and factor must both be the env's (kills ``and`` -> ``or`` between the two)."""
-    policy = SimpleNamespace(
-        layers=[(np.zeros((8, 6)), np.zeros(8)), (np.zeros((4, 8)), np.zeros(4))],
-        activation="tanh", offset=np.zeros(6), factor=np.ones(6), actions=4,
-    )  # fmt: skip
-    scaler = SimpleNamespace(offset=np.zeros(6), scale=np.ones(6))
-    assert vector_ppo.warm_start_problem(policy, (8,), scaler, 4) is None
-    setattr(scaler, "scale" if differs == "factor" else "offset", np.full(6, 2.0))
-    problem = vector_ppo.warm_start_problem(policy, (8,), scaler, 4)
+    """Offset and factor must both be one of the Box's known scalers (kills ``and`` -> ``or``
+    between the two): the ``[0, 1]`` one or the network scaler's, and nothing else."""
+    box = spaces.Box(0.0, 100.0, (6,), np.float32)
+
+    def policy(offset: float = 0.0, factor: float = 0.01) -> SimpleNamespace:
+        return SimpleNamespace(
+            layers=[(np.zeros((8, 6)), np.zeros(8)), (np.zeros((4, 8)), np.zeros(4))],
+            activation="tanh", offset=np.full(6, offset, np.float32),
+            factor=np.full(6, factor, np.float32), actions=4,
+        )  # fmt: skip
+
+    assert vector_ppo.warm_start_problem(policy(), (8,), box, 4) is None
+    assert vector_ppo.warm_start_problem(policy(factor=0.1), (8,), box, 4) is None
+    bent = policy(offset=2.0) if differs == "offset" else policy(factor=0.5)
+    problem = vector_ppo.warm_start_problem(bent, (8,), box, 4)
     assert problem is not None and "observation scaler differs" in problem
 
 
@@ -227,7 +236,11 @@ def test_a_gumbel_draw_of_exactly_zero_still_picks_a_legal_action(monkeypatch):
 def _warm_model() -> VectorPPO:
     config = PPOConfig(num_envs=2, rollout_steps=2, minibatch_size=4, net_arch=(8,))
     scaler = SimpleNamespace(offset=np.zeros(6, np.float32), scale=np.ones(6, np.float32))
-    return VectorPPO(SimpleNamespace(num_actions=4, scaler=scaler), config, seed=0)
+    return VectorPPO(SimpleNamespace(num_actions=4, scaler=scaler, engine=_ENGINE), config, seed=0)
+
+
+#: The engine of the stand-in batches: only its observation Box (six values in [0, 1]).
+_ENGINE = SimpleNamespace(observation_space=spaces.Box(0.0, 1.0, (6,), np.float32))
 
 
 def _warm_policy(**changes: object) -> SimpleNamespace:
@@ -263,12 +276,12 @@ def test_the_value_branch_is_copied_only_when_every_value_weight_fits():
 
 def test_a_warm_start_is_refused_when_the_observation_size_alone_differs():
     """Observation size or action count: either is enough (kills ``or`` -> ``and``)."""
-    scaler = SimpleNamespace(offset=np.zeros(6), scale=np.ones(6))
-    assert vector_ppo.warm_start_problem(_warm_policy(), (8,), scaler, 4) is None
+    box = spaces.Box(0.0, 1.0, (6,), np.float32)
+    assert vector_ppo.warm_start_problem(_warm_policy(), (8,), box, 4) is None
     wider = _warm_policy(offset=np.zeros(7), factor=np.ones(7))
-    problem = vector_ppo.warm_start_problem(wider, (8,), scaler, 4)
+    problem = vector_ppo.warm_start_problem(wider, (8,), box, 4)
     assert problem is not None and "7 observation values and 4 actions" in problem
-    problem = vector_ppo.warm_start_problem(_warm_policy(actions=5), (8,), scaler, 4)
+    problem = vector_ppo.warm_start_problem(_warm_policy(actions=5), (8,), box, 4)
     assert problem is not None and "5 actions" in problem
 
 

@@ -9,9 +9,10 @@ SB3 ``VecEnv`` (``LearnerVecEnv``) and a Gymnasium ``VectorEnv`` (``LearnerGymVe
 - opponents act inside ``step``, as ``VectorAgent``\\ s (``cardarena.agents.vector``): all
   opponent rows of all games in one call per opponent, repeated until every game has the
   learner to act (or has ended);
-- what the learner gets is its own: its observation scaled to ``[0, 1]`` by the env's
-  ``ObservationScaler`` (the one ``SingleAgentEnv`` and the policy agents use), its return,
-  its termination; ``action_masks()`` serves sb3-contrib's ``MaskablePPO``.
+- what the learner gets is its own: its observation scaled by ``scaler`` (the env's ``[0, 1]``
+  ``ObservationScaler``, which ``SingleAgentEnv`` and the policy agents use; the vector
+  trainer puts ``network_scaler``'s in its place), its return, its termination;
+  ``action_masks()`` serves sb3-contrib's ``MaskablePPO``.
 
 The vector front (``BatchEnv``, which holds the engine) seeds every slot, deals and checks
 the learner's actions, as it does for ``make_vec``: this class decides only when a game is
@@ -40,7 +41,11 @@ import numpy as np
 
 from cardarena.agents import EnvSpec
 from cardarena.agents.vector import VectorAgent, as_vector
-from cardarena.envs.core import IllegalActionError, InvalidConfigError, ObservationScaler
+from cardarena.envs.core import (
+    IllegalActionError,
+    InvalidConfigError,
+    ObservationScaler,
+)
 from cardarena.envs.core.aec import NORMALIZE_OBSERVATION, check_seed
 from cardarena.envs.core.validation import check_bool
 from cardarena.envs.vector import BatchEnv
@@ -74,6 +79,8 @@ class LearnerBatch:
         self.num_players = self.engine.num_players
         self.num_actions = self.engine.num_actions
         self.seat_names = list(self.engine.possible_agents)
+        #: The learner's input scaler: the env's ``[0, 1]`` one, as ``SingleAgentEnv`` and a
+        #: saved SB3 model use (the vector trainer sets ``network_scaler``'s instead).
         self.scaler = ObservationScaler(self.engine.observation_space)
         self.same_step = same_step
         d, a = self.engine.observation_size, self.num_actions

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+from gymnasium import spaces
 from torch import nn
 
 from cardarena.agents.numpy_policy import NumpyPolicy
-from cardarena.envs.core import ObservationScaler
+from cardarena.envs.core import matching_scaler
 
 from .config import PPOConfig
 
@@ -128,25 +129,33 @@ class WarmStart:
 
 
 def warm_start_problem(
-    policy: NumpyPolicy, net_arch: Sequence[int], scaler: ObservationScaler, actions: int
+    policy: NumpyPolicy, net_arch: Sequence[int], box: spaces.Box, actions: int
 ) -> str | None:
-    """Why ``policy`` cannot seed an ``ActorCritic`` of ``net_arch`` on an env of this
-    ``scaler`` and ``actions`` (None: it can): what ``VectorPPO.warm_start`` checks."""
+    """Why ``policy`` cannot seed an ``ActorCritic`` of ``net_arch`` on an env of observation
+    ``box`` and ``actions`` (None: it can): what ``VectorPPO.warm_start`` checks. A policy
+    trained with either of the box's ``known_scalers`` fits (``rescaled_inputs``)."""
     widths = [int(weight.shape[0]) for weight, _ in policy.layers[:-1]]
     if policy.activation != "tanh":
         return f"its activation is {policy.activation}, the trainer's network is tanh only"
     if widths != [int(width) for width in net_arch]:
         return f"its hidden layers are {widths}, the learner's {list(net_arch)}"
-    if policy.offset.shape != scaler.offset.shape or policy.actions != actions:
+    size = int(np.prod(box.shape))
+    if policy.offset.size != size or policy.actions != actions:
         return (
             f"it takes {policy.offset.size} observation values and {policy.actions} actions, "
-            f"the env {scaler.offset.size} and {actions}"
+            f"the env {size} and {actions}"
         )
-    if not (
-        np.array_equal(policy.offset, scaler.offset) and np.array_equal(policy.factor, scaler.scale)
-    ):
+    if matching_scaler(box, policy.offset, policy.factor) is None:
         return "its observation scaler differs from the env's (the env changed since)"
     return None
+
+
+def rescaled_inputs(weight: np.ndarray, trained: np.ndarray, now: np.ndarray) -> np.ndarray:
+    """A first layer's ``weight`` (outputs x inputs) trained on inputs scaled by ``trained``,
+    rewritten for inputs scaled by ``now`` (same offset): the same outputs for every
+    observation, since ``W (x - low) * trained = (W * trained / now) (x - low) * now``."""
+    ratio = np.divide(trained, now, out=np.zeros_like(now), where=now != 0)
+    return (np.asarray(weight, np.float32) * ratio[None, :]).astype(np.float32)
 
 
 # --- cost --------------------------------------------------------------------------------

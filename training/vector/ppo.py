@@ -70,6 +70,7 @@ from .network import (
     masked_entropy,
     masked_kl,
     masked_log_probs,
+    rescaled_inputs,
     uniform_log_probs,
     warm_start_problem,
 )
@@ -398,8 +399,9 @@ class VectorPPO:
         network). Refused with ``InvalidConfigError``, saying what differs, unless the hidden
         widths, the activation (tanh), the observation size, the actions and the observation
         scaler are this learner's. Returns which parts were loaded."""
+        box = self.batch.engine.observation_space
         problem = warm_start_problem(
-            start.policy, self.config.net_arch, self.batch.scaler, self.batch.num_actions
+            start.policy, self.config.net_arch, box, self.batch.num_actions
         )
         if problem is not None:
             raise InvalidConfigError(
@@ -412,6 +414,12 @@ class VectorPPO:
         arrays["action_net.weight"], arrays["action_net.bias"] = start.policy.layers[-1]
         own = self.network.state_dict()
         value = {k: v for k, v in (start.value or {}).items() if "value_net" in k}
+        # Trained on inputs of another known scaler: the first layers take ours, exactly.
+        trained, now = start.policy.factor, self.batch.scaler.scale
+        for first in ("mlp_extractor.policy_net.0.weight", "mlp_extractor.value_net.0.weight"):
+            for source in (arrays, value):
+                if first in source:
+                    source[first] = rescaled_inputs(source[first], trained, now)
         value_fits = bool(value) and set(value) == {k for k in own if "value_net" in k}
         value_fits = value_fits and all(
             tuple(v.shape) == tuple(own[k].shape) for k, v in value.items()

@@ -34,7 +34,7 @@ import numpy as np
 
 from cardarena.agents import EnvSpec
 from cardarena.agents.vector import VectorPolicy
-from cardarena.envs.core import InvalidConfigError
+from cardarena.envs.core import InvalidConfigError, network_scaler
 from cardarena.evaluation.evaluate_vector import evaluate_on_vector
 
 from ..run import LEAGUE_HISTORY, Run, missing_train_extra
@@ -131,6 +131,11 @@ class VectorRun(Run):
             self.pool if self.pool is not None else self.opponents,
             True,
             dict(self.spec.config),
+        )
+        # A new run's inputs are network_scaler's; a resumed one keeps the scaler it has.
+        box = self.batch.engine.observation_space
+        self.batch.scaler = (
+            network_scaler(box) if self.checkpoint is None else self.checkpoint.scaler
         )
         self.scaler = self.batch.scaler
         self.model = self.learner = VectorPPO(self.batch, ppo_config(args), args.seed)
