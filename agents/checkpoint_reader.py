@@ -80,6 +80,8 @@ class CheckpointData:
     magnet: dict[str, np.ndarray] | None = field(default=None, repr=False)
     #: The agent plays by sampling from its policy (``cardarena train --sample``).
     samples: bool = False
+    #: ``bounds_digest`` of the Box it was trained on (None: a checkpoint from before it).
+    bounds: str | None = None
 
     @property
     def actions(self) -> int:
@@ -101,6 +103,7 @@ class CheckpointData:
             "actions": self.actions,
             "step": self.step,
             **({"samples": True} if self.samples else {}),
+            **({"observation_bounds": self.bounds} if self.bounds else {}),
             **(meta or {}),
         }
         return NumpyPolicy(layers, "tanh", self.scaler.offset, self.scaler.scale, info, values)
@@ -300,6 +303,8 @@ def read_meta(path: str | Path) -> dict[str, Any]:
     _int(shape[0], "observation_shape", where, 1, 1 << 20)
     if not isinstance(meta["settings"], dict) or not isinstance(meta["files"], dict):
         raise InvalidConfigError(f"{where}: corrupt {META}: settings or files not an object")
+    if not isinstance(meta.get("observation_bounds", ""), str):
+        raise InvalidConfigError(f"{where}: corrupt {META}: observation_bounds is not a string")
     if not isinstance(meta.get("samples", False), bool):
         raise InvalidConfigError(
             f"{where}: corrupt {META}: samples is {meta['samples']!r}; it must be true or false"
@@ -369,7 +374,7 @@ def read_checkpoint(
         raise InvalidConfigError(f"{where}: corrupt {META}: optimizer_param_groups")
     scaled = _arrays(path, SCALER, where)
     offset, scale = scaled.get("offset", np.empty(0)), scaled.get("scale", np.empty(0))
-    scaler = matching_scaler(box, offset, scale)
+    scaler = matching_scaler(box, offset, scale, meta.get("observation_bounds"))
     if scaler is None:
         raise InvalidConfigError(
             f"{where}: the saved observation scaler does not match the observation Box of "
@@ -391,6 +396,7 @@ def read_checkpoint(
         path=path,
         magnet=magnet,
         samples=meta.get("samples", False),
+        bounds=meta.get("observation_bounds"),
     )
 
 

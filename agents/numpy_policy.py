@@ -13,6 +13,8 @@ File format (``.npz``, read with ``allow_pickle=False``):
 
 - ``meta``: a JSON string: ``format``, ``env`` (id with version), ``config``,
   ``observation_shape``, ``actions``, ``activation`` (``tanh`` or ``relu``), optional
+  ``observation_bounds`` (``bounds_digest`` of the Box it was trained on; without it only the
+  ``[0, 1]`` scaler, whose arrays are the bounds themselves, is accepted), optional
   ``samples`` (true: the agent plays by sampling from the policy, as it was trained to with
   ``cardarena train --sample``; absent or false: its most likely action) and free-form
   provenance (training step, the command that trained it, package version).
@@ -177,7 +179,8 @@ class NumpyPolicy:
                 f"policy for observations {self.offset.shape} and {self.actions} actions, but "
                 f"{env_name} has {scaler.offset.shape} and {actions}"
             )
-        if matching_scaler(observation_box, self.offset, self.factor) is None:
+        bounds = self.meta.get("observation_bounds")
+        if matching_scaler(observation_box, self.offset, self.factor, bounds) is None:
             raise InvalidConfigError(
                 f"{env_name}'s observation bounds differ from the ones this policy was trained "
                 "with (the env changed since the export); retrain or re-export"
@@ -245,6 +248,11 @@ class NumpyPolicy:
             raise InvalidConfigError(
                 f"{what}: meta 'activation' is {show(activation)}; supported: "
                 f"{', '.join(sorted(ACTIVATIONS))}"
+            )
+        if not isinstance(meta.get("observation_bounds", ""), str):
+            raise InvalidConfigError(
+                f"{what}: meta 'observation_bounds' is {show(meta['observation_bounds'])}; it "
+                "must be a string (the bounds_digest of the env's observation Box)"
             )
         if not isinstance(meta.get("samples", False), bool):
             raise InvalidConfigError(

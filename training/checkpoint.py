@@ -12,8 +12,10 @@ inspected with ordinary tools, and is safe to take from somebody else::
       meta.json      format number, env spec (id with version suffix, config), package
                      version, training step and PPO update count, spaces, the MaskablePPO
                      settings (``training.sb3.model.model_settings``), Adam's param groups, the
-                     opponent pool, the files' checksums, and ``samples: true`` when the agent
-                     plays by sampling from its policy (absent: its most likely action)
+                     opponent pool, the files' checksums, ``observation_bounds`` (the env
+                     Box's ``bounds_digest``, which a capped scaler cannot show), and
+                     ``samples: true`` when the agent plays by sampling from its policy
+                     (absent: its most likely action)
 
 No pickle anywhere: arrays are read with ``allow_pickle=False`` after their headers (dtype,
 shape, size) were checked (``cardarena.agents.safe_npz``), JSON within the limits of
@@ -88,7 +90,12 @@ from cardarena.agents.checkpoint_reader import (
     read_meta,
     recover,
 )
-from cardarena.envs.core import InvalidConfigError, ObservationScaler, known_scalers
+from cardarena.envs.core import (
+    InvalidConfigError,
+    ObservationScaler,
+    bounds_digest,
+    known_scalers,
+)
 
 
 @dataclass
@@ -259,6 +266,7 @@ def save_checkpoint(
             "optimizer_param_groups": learner.groups,
             "opponents": _opponent_entries(opponents, path),
             "files": {name: _sha256(tmp / name) for name in names},
+            "observation_bounds": bounds_digest(box),
         }
         if samples:
             meta["samples"] = True

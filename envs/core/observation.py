@@ -13,6 +13,7 @@ policy agent use it, so a network sees the same inputs in training and in evalua
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -211,12 +212,30 @@ def known_scalers(box: spaces.Box) -> list[ObservationScaler]:
     return [network_scaler(box), ObservationScaler(box)]
 
 
+def bounds_digest(box: spaces.Box) -> str:
+    """A short fingerprint of ``box``'s bounds, which a saved network records beside its
+    scaler (``observation_bounds``): a capped scaler no longer tells bounds of 55 from 40."""
+    low = np.ascontiguousarray(box.low, dtype=np.float32)
+    high = np.ascontiguousarray(box.high, dtype=np.float32)
+    digest = hashlib.sha256(repr(low.shape).encode() + low.tobytes() + high.tobytes())
+    return digest.hexdigest()[:16]
+
+
 def matching_scaler(
-    box: spaces.Box, offset: np.ndarray, scale: np.ndarray
+    box: spaces.Box, offset: np.ndarray, scale: np.ndarray, bounds: str | None = None
 ) -> ObservationScaler | None:
-    """The known scaler of ``box`` whose arrays are ``offset`` and ``scale`` (None: none is,
-    the env's bounds changed since the network was trained)."""
-    for scaler in known_scalers(box):
+    """The scaler of ``box`` whose arrays are ``offset`` and ``scale``, for a network that
+    recorded ``bounds`` (``bounds_digest`` of the Box it was trained on): any of
+    ``known_scalers`` when they are ``box``'s; without a record (a network saved before
+    ``network_scaler``) only the ``[0, 1]`` scaler, whose arrays are the bounds. None: the
+    env's bounds changed since the network was trained."""
+    if bounds is None:
+        candidates = [ObservationScaler(box)]
+    elif bounds != bounds_digest(box):
+        return None
+    else:
+        candidates = known_scalers(box)
+    for scaler in candidates:
         if np.array_equal(scaler.offset, offset) and np.array_equal(scaler.scale, scale):
             return scaler
     return None

@@ -21,6 +21,7 @@ from cardarena.envs.core import (
     NETWORK_MAX_SPAN,
     InvalidConfigError,
     ObservationScaler,
+    bounds_digest,
     known_scalers,
     matching_scaler,
     network_scaler,
@@ -68,12 +69,29 @@ def test_a_wide_dimension_is_divided_by_the_cap_and_a_narrow_one_by_its_span():
 def test_a_saved_scaler_is_matched_to_the_kind_it_is_and_other_bounds_to_none():
     box = _box()
     capped, whole = known_scalers(box)
+    digest = bounds_digest(box)
     assert capped == network_scaler(box) and whole == ObservationScaler(box)
-    assert matching_scaler(box, capped.offset, capped.scale) == capped
-    assert matching_scaler(box, whole.offset, whole.scale) == whole
+    assert matching_scaler(box, capped.offset, capped.scale, digest) == capped
+    assert matching_scaler(box, whole.offset, whole.scale, digest) == whole
+    assert matching_scaler(box, whole.offset, whole.scale) == whole  # a file from before
+    assert matching_scaler(box, capped.offset, capped.scale) is None  # no record: no cap
     other = whole.scale.copy()
     other[0] *= 2
-    assert matching_scaler(box, whole.offset, other) is None
+    assert matching_scaler(box, whole.offset, other, digest) is None
+
+
+def test_a_capped_network_is_refused_on_a_box_of_other_bounds_its_scaler_cannot_show():
+    """Iron Man's beginner variant has other bounds than the default, which the capped
+    scaler maps to the same arrays: the recorded ``bounds_digest`` tells them apart."""
+    beginner = make_raw(ENV, variant="beginner")
+    other = beginner.observation_space(beginner.possible_agents[0])["observation"]
+    box = _box()
+    assert other.shape == box.shape and bounds_digest(other) != bounds_digest(box)
+    assert network_scaler(other) == network_scaler(box)
+    capped = network_scaler(box)
+    assert matching_scaler(other, capped.offset, capped.scale, bounds_digest(box)) is None
+    with pytest.raises(InvalidConfigError, match="keys that differ: variant"):
+        make_agent("pretrained").start_game("iron_man", EnvSpec(ENV, {"variant": "beginner"}))
 
 
 def test_a_new_vector_run_trains_with_the_network_scaler(tmp_path):
@@ -95,6 +113,7 @@ def test_an_old_network_still_plays_and_one_of_other_bounds_is_refused(tmp_path,
     final = _train(tmp_path / "run")
     policy = load_checkpoint(final).numpy_policy()
     whole = ObservationScaler(_box())
+    assert policy.meta["observation_bounds"] == bounds_digest(_box())
     old = NumpyPolicy(policy.layers, "tanh", whole.offset, whole.scale, policy.meta)
     old.save(tmp_path / "old.npz")
     agent = make_agent(f"pretrained:path={tmp_path / 'old.npz'}", seed=0)

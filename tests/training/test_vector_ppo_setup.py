@@ -18,6 +18,7 @@ torch = pytest.importorskip("torch")
 from ppo_rollout import fill_rollout  # noqa: E402
 from torch import nn  # noqa: E402
 
+from cardarena.envs.core import bounds_digest  # noqa: E402
 from cardarena.training.train_args import FALLBACK, VECTOR_DEFAULTS, TrainArgs  # noqa: E402
 from cardarena.training.vector import config as vector_config  # noqa: E402
 from cardarena.training.vector import ppo as vector_ppo  # noqa: E402
@@ -125,6 +126,7 @@ def test_a_warm_start_is_refused_when_either_half_of_the_scaler_differs(differs)
             layers=[(np.zeros((8, 6)), np.zeros(8)), (np.zeros((4, 8)), np.zeros(4))],
             activation="tanh", offset=np.full(6, offset, np.float32),
             factor=np.full(6, factor, np.float32), actions=4,
+            meta={"observation_bounds": bounds_digest(box)},
         )  # fmt: skip
 
     assert vector_ppo.warm_start_problem(policy(), (8,), box, 4) is None

@@ -145,7 +145,8 @@ def warm_start_problem(
             f"it takes {policy.offset.size} observation values and {policy.actions} actions, "
             f"the env {size} and {actions}"
         )
-    if matching_scaler(box, policy.offset, policy.factor) is None:
+    bounds = getattr(policy, "meta", {}).get("observation_bounds")
+    if matching_scaler(box, policy.offset, policy.factor, bounds) is None:
         return "its observation scaler differs from the env's (the env changed since)"
     return None
 

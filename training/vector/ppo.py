@@ -58,7 +58,7 @@ import torch
 from torch import nn
 
 from cardarena.agents.numpy_policy import NumpyPolicy
-from cardarena.envs.core import InvalidConfigError, ObservationScaler
+from cardarena.envs.core import InvalidConfigError, ObservationScaler, bounds_digest
 
 from ..learner import LearnerState, load_torch_state, torch_state
 from .config import PRECISIONS, PPOConfig, default_precision
@@ -450,6 +450,8 @@ class VectorPPO:
             for i in range(hidden)
         ]
         layers.append((state["action_net.weight"], state["action_net.bias"]))
+        bounds = bounds_digest(self.batch.engine.observation_space)
+        meta = {"observation_bounds": bounds, **meta}
         return NumpyPolicy(layers, "tanh", scaler.offset, scaler.scale, meta)
 
 
