@@ -8,10 +8,11 @@
 # self-play: a league of its own snapshots, half the games against random and the heuristic,
 # in one process with one torch thread, bfloat16 hidden layers (AMX; `--precision bfloat16` is
 # passed so a machine without bfloat16 units emulates the same arithmetic, slowly), each under
-# 30 minutes of CPU time. Then: export the checkpoint whose training-time evaluation against
-# the heuristic was best to agents/pretrained/<AGENT>.npz, rate it on fresh games (1000 per
-# pairing, seed 2026; at 3 and 4 players alone against heuristics in every other seat), and
-# plot the learning curves.
+# 2 hours of CPU time; a row's own flags add the magnet term and exploiters in the league
+# (docs/magnet.md, training/exploiters.py). Then: export the checkpoint whose training-time
+# evaluation against the heuristic was best to agents/pretrained/<AGENT>.npz, rate it on fresh
+# games (1000 per pairing, seed 2026; at 3 and 4 players alone against heuristics in every
+# other seat), and plot the learning curves.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CARDARENA=${CARDARENA:-.venv/bin/cardarena}
@@ -21,7 +22,7 @@ export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 #            agent                env             players  steps     every    league  [flags]
 RUNS=$(cat <<'EOF'
 promise_war_v0       promise_war_v0  2  20000000  1000000  latest
-ironman_war_v0       ironman_war_v0  2  12000000  1000000  prioritised
+ironman_war_v0       ironman_war_v0  2  30000000  2000000  prioritised  --kl-coef 0.5 --magnet average --exploiter-every 5000000 --exploiter-steps 1000000 --sample
 beast_wars_v0        beast_wars_v0   2  12000000  1000000  prioritised  --learning-rate 0.0003
 cardline_v0          cardline_v0     2   5000000   500000  latest
 promise_war_v0_3p    promise_war_v0  3   8000000   500000  latest

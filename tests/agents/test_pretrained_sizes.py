@@ -187,7 +187,12 @@ def _script_rows() -> dict[str, dict]:
     rows = {}
     for line in table.splitlines():
         agent, env, players, steps, every, league, *extra = line.split()
-        flags = dict(zip(extra[::2], extra[1::2], strict=True))
+        flags: dict[str, str] = {}
+        for word in extra:  # --flag value, or a switch alone (--sample): "True"
+            if word.startswith("--"):
+                flags[word] = "True"
+            else:
+                flags[next(reversed(flags))] = word
         rows[agent] = dict(env=env, players=int(players), steps=int(steps), every=int(every),
                            league=league, flags=flags)  # fmt: skip
     return rows
