@@ -205,7 +205,9 @@ def test_every_shipped_agent_comes_from_its_row_of_train_pretrained_sh():
     shipped = {path.stem: path for path in pretrained.HERE.glob("*.npz")}
     assert sorted(shipped) == sorted(rows)
     for agent, row in rows.items():
-        args = NumpyPolicy.load(shipped[agent]).meta["train_args"]
+        policy = NumpyPolicy.load(shipped[agent])
+        args = policy.meta["train_args"]
+        assert policy.samples == ("--sample" in row["flags"]), agent  # as it plays by default
         assert args["backend"] == "vector" and args["seed"] == 0 and args["selfplay"], agent
         assert args["env"] == row["env"] and args["steps"] == row["steps"], agent
         assert args["num_players"] == (None if row["players"] == 2 else row["players"]), agent

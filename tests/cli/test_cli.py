@@ -270,7 +270,7 @@ def test_every_train_field_is_checked_in_one_table():
     """A new numeric field must get its rule; the rest are checked by name in resolved()."""
     other = {"env", "opponent", "selfplay", "out", "resume", "backend", "address"}
     other |= {"league_mode", "progress", "hyper", "device", "rllib_policies", "precision"}
-    other |= {"magnet"}
+    other |= {"magnet", "sample"}
     assert {f.name for f in fields(TrainArgs)} - other == set(RULES)
 
 
