@@ -190,6 +190,9 @@ class Run:
         self.save_to(self.out / "latest", step, rng, specs)
         return path
 
+    #: Whether the run's agent samples from its policy (``--sample``; the vector backend).
+    samples = False
+
     def save_to(
         self,
         path: Path,
@@ -201,7 +204,7 @@ class Run:
         does (sampled with ``--sample``)."""
         return save_checkpoint(
             path, self.learner, self.spec, self.scaler, step, rng, opponents,
-            samples=bool(getattr(self.args, "sample", False)),
+            samples=self.samples,
         )  # fmt: skip
 
     def snapshot(self, step: int) -> None:

@@ -148,3 +148,16 @@ def test_a_corrupt_samples_entry_is_refused_by_name(runs, tmp_path):
     np.savez(exported, **entries)
     with pytest.raises(InvalidConfigError, match=r"meta 'samples' is 1; it must be true or false"):
         NumpyPolicy.load(exported)
+
+
+def test_the_sb3_backend_ignores_the_flag_and_its_checkpoints_say_so(tmp_path):
+    """``--sample`` is the vector trainer's: SB3 warns that it ignores it, evaluates greedily
+    and writes checkpoints that play greedily (kills a base-class default of True)."""
+    with pytest.warns(UserWarning, match="--backend sb3 ignores .*--sample"):
+        final = train(
+            TrainArgs(env=ENV, out=tmp_path / "sb3", steps=64, backend="sb3", n_envs=2,
+                      n_steps=32, batch_size=32, n_epochs=1, net_arch=[8], checkpoint_every=64,
+                      eval_every=0, final_eval_games=0, sample=True, seed=0, progress=False)
+        )  # fmt: skip
+    assert "samples" not in _meta(final)
+    assert make_agent(str(final)).deterministic is True

@@ -248,7 +248,7 @@ _ENGINE = SimpleNamespace(observation_space=spaces.Box(0.0, 1.0, (6,), np.float3
 def _warm_policy(**changes: object) -> SimpleNamespace:
     policy = SimpleNamespace(
         layers=[(np.zeros((8, 6)), np.zeros(8)), (np.zeros((4, 8)), np.zeros(4))],
-        activation="tanh", offset=np.zeros(6), factor=np.ones(6), actions=4,
+        activation="tanh", offset=np.zeros(6), factor=np.ones(6), actions=4, meta={},
     )  # fmt: skip
     policy.__dict__.update(changes)
     return policy

@@ -145,7 +145,7 @@ def warm_start_problem(
             f"it takes {policy.offset.size} observation values and {policy.actions} actions, "
             f"the env {size} and {actions}"
         )
-    bounds = getattr(policy, "meta", {}).get("observation_bounds")
+    bounds = policy.meta.get("observation_bounds")
     if matching_scaler(box, policy.offset, policy.factor, bounds) is None:
         return "its observation scaler differs from the env's (the env changed since)"
     return None

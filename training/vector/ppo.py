@@ -397,8 +397,10 @@ class VectorPPO:
         ``start.value`` when it is given and fits (a checkpoint's whole state dict, SB3
         names), else it keeps its fresh initialisation (an exported policy has no value
         network). Refused with ``InvalidConfigError``, saying what differs, unless the hidden
-        widths, the activation (tanh), the observation size, the actions and the observation
-        scaler are this learner's. Returns which parts were loaded."""
+        widths, the activation (tanh), the observation size and the actions are this
+        learner's and its scaler is one of the env Box's ``known_scalers`` (the first layers
+        are rewritten for this learner's, ``rescaled_inputs``). Returns which parts were
+        loaded."""
         box = self.batch.engine.observation_space
         problem = warm_start_problem(
             start.policy, self.config.net_arch, box, self.batch.num_actions

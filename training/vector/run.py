@@ -124,6 +124,7 @@ class VectorRun(Run):
             (("sample",), "--sample flag"),
         ]
         super().__init__(args, out, spec, checks, evaluate_against)
+        self.samples = args.sample
         self.batch = LearnerBatch(
             args.env,
             args.num_envs,
@@ -216,7 +217,7 @@ class VectorRun(Run):
         """The current network's policy in numpy, greedy or with ``--sample`` sampled (as
         its snapshots play)."""
         meta = {"env": self.args.env, "source": f"{self.out} (training)"}
-        return VectorPolicy(self.model.numpy_policy(self.scaler, meta), not self.args.sample)
+        return VectorPolicy(self.model.numpy_policy(self.scaler, meta), not self.samples)
 
     def play(self, agent: Any, opponent: str, games: int, seed: int) -> Any:
         return evaluate_on_vector(self.spec, agent, opponent, games, seed)
